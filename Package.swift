@@ -1,0 +1,75 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let strictSettings: [SwiftSetting] = [
+  .enableUpcomingFeature("ExistentialAny")
+]
+
+let package = Package(
+  name: "NavState",
+  platforms: [.macOS(.v14)],
+  products: [
+    .executable(name: "navstate", targets: ["navstate"]),
+    .library(name: "NavigationCore", targets: ["NavigationCore"]),
+    .library(name: "MicroHTTPServer", targets: ["MicroHTTPServer"]),
+  ],
+  dependencies: [
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+  ],
+  targets: [
+    // The C library, seen through a module map and a shim for its variadic calls.
+    .systemLibrary(
+      name: "CMicroHTTPD",
+      pkgConfig: "libmicrohttpd",
+      providers: [.apt(["libmicrohttpd-dev"])]
+    ),
+    // The only Swift module that imports CMicroHTTPD.
+    .target(
+      name: "MicroHTTPServer",
+      dependencies: ["CMicroHTTPD"],
+      swiftSettings: strictSettings
+    ),
+    .target(name: "NavJSON", swiftSettings: strictSettings),
+    .target(
+      name: "NavigationCore",
+      dependencies: ["NavJSON"],
+      resources: [.copy("Resources/demo.json")],
+      swiftSettings: strictSettings
+    ),
+    .target(
+      name: "NavStateAPI",
+      dependencies: [
+        "NavigationCore", "NavJSON", "MicroHTTPServer",
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      swiftSettings: strictSettings
+    ),
+    .executableTarget(
+      name: "navstate",
+      dependencies: [
+        "NavStateAPI",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      swiftSettings: strictSettings
+    ),
+    .testTarget(name: "NavJSONTests", dependencies: ["NavJSON"], swiftSettings: strictSettings),
+    .testTarget(
+      name: "NavigationCoreTests",
+      dependencies: ["NavigationCore", "NavJSON"],
+      swiftSettings: strictSettings
+    ),
+    .testTarget(
+      name: "MicroHTTPServerTests",
+      dependencies: ["MicroHTTPServer"],
+      swiftSettings: strictSettings
+    ),
+    .testTarget(
+      name: "NavStateIntegrationTests",
+      dependencies: ["NavJSON"],
+      swiftSettings: strictSettings
+    ),
+  ],
+  swiftLanguageModes: [.v6]
+)

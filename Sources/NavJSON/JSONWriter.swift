@@ -1,0 +1,147 @@
+/// Writes JSON straight into a byte buffer. Commas are placed by the writer, so callers only say
+/// what comes next; this avoids building a `JSONValue` tree for every response.
+public struct JSONWriter: Sendable {
+  public private(set) var bytes: [UInt8]
+  /// One flag per open container: whether the next element needs a comma first.
+  private var needsComma: [Bool] = []
+
+  public init(capacity: Int = 512) {
+    bytes = []
+    bytes.reserveCapacity(capacity)
+  }
+
+  public mutating func beginObject() {
+    separate()
+    bytes.append(UInt8(ascii: "{"))
+    needsComma.append(false)
+  }
+
+  public mutating func endObject() {
+    bytes.append(UInt8(ascii: "}"))
+    needsComma.removeLast()
+  }
+
+  public mutating func beginArray() {
+    separate()
+    bytes.append(UInt8(ascii: "["))
+    needsComma.append(false)
+  }
+
+  public mutating func endArray() {
+    bytes.append(UInt8(ascii: "]"))
+    needsComma.removeLast()
+  }
+
+  /// Writes a member name; the next value written belongs to it.
+  public mutating func key(_ name: String) {
+    separate()
+    appendQuoted(name)
+    bytes.append(UInt8(ascii: ":"))
+    if !needsComma.isEmpty { needsComma[needsComma.count - 1] = false }
+  }
+
+  public mutating func string(_ value: String) {
+    separate()
+    appendQuoted(value)
+  }
+
+  public mutating func int(_ value: Int) {
+    separate()
+    appendInteger(value)
+  }
+
+  public mutating func double(_ value: Double) {
+    separate()
+    if value.isFinite {
+      bytes.append(contentsOf: value.description.utf8)
+    } else {
+      bytes.append(contentsOf: "null".utf8)
+    }
+  }
+
+  public mutating func bool(_ value: Bool) {
+    separate()
+    bytes.append(contentsOf: (value ? "true" : "false").utf8)
+  }
+
+  public mutating func null() {
+    separate()
+    bytes.append(contentsOf: "null".utf8)
+  }
+
+  /// Bytes that are already one JSON value.
+  public mutating func raw(_ encoded: [UInt8]) {
+    separate()
+    bytes.append(contentsOf: encoded)
+  }
+
+  public mutating func value(_ value: JSONValue) {
+    switch value {
+    case .null: null()
+    case .bool(let flag): bool(flag)
+    case .int(let number): int(number)
+    case .double(let number): double(number)
+    case .string(let text): string(text)
+    case .array(let elements):
+      beginArray()
+      for element in elements { self.value(element) }
+      endArray()
+    case .object(let object):
+      beginObject()
+      for member in object.members {
+        key(member.key)
+        self.value(member.value)
+      }
+      endObject()
+    }
+  }
+
+  private mutating func separate() {
+    guard let last = needsComma.last else { return }
+    if last {
+      bytes.append(UInt8(ascii: ","))
+    } else {
+      needsComma[needsComma.count - 1] = true
+    }
+  }
+
+  private mutating func appendInteger(_ value: Int) {
+    if value >= 0, value < 10 {
+      bytes.append(UInt8(ascii: "0") + UInt8(value))
+      return
+    }
+    bytes.append(contentsOf: String(value).utf8)
+  }
+
+  private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+
+  private mutating func appendQuoted(_ text: String) {
+    bytes.append(UInt8(ascii: "\""))
+    for byte in text.utf8 {
+      switch byte {
+      case UInt8(ascii: "\""): bytes.append(UInt8(ascii: "\\")); bytes.append(byte)
+      case UInt8(ascii: "\\"): bytes.append(UInt8(ascii: "\\")); bytes.append(byte)
+      case 0x0A: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "n"))
+      case 0x0D: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "r"))
+      case 0x09: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "t"))
+      case 0..<0x20:
+        bytes.append(contentsOf: "\\u00".utf8)
+        bytes.append(Self.hexDigits[Int(byte >> 4)])
+        bytes.append(Self.hexDigits[Int(byte & 0x0F)])
+      default: bytes.append(byte)
+      }
+    }
+    bytes.append(UInt8(ascii: "\""))
+  }
+}
+
+extension JSONValue {
+  /// The value as compact JSON bytes.
+  public var encoded: [UInt8] {
+    var writer = JSONWriter(capacity: 64)
+    writer.value(self)
+    return writer.bytes
+  }
+
+  public var encodedString: String { String(decoding: encoded, as: UTF8.self) }
+}

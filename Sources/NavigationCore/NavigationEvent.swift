@@ -1,0 +1,57 @@
+import NavJSON
+
+/// Something that happened to a session, numbered in the order it happened.
+public struct NavigationEvent: Sendable, Equatable {
+  public enum Kind: Sendable, Equatable {
+    case started(
+      CoordinatorID, route: String, params: Params, presentation: Presentation,
+      parent: CoordinatorID?)
+    case stopped(CoordinatorID, route: String, reason: StopReason)
+    case resumed(CoordinatorID, result: JSONValue)
+    case tabSelected(container: CoordinatorID, tab: Int, route: String)
+    case sessionEnded(reason: SessionEndReason)
+
+    public var typeName: String {
+      switch self {
+      case .started: "coordinator.started"
+      case .stopped: "coordinator.stopped"
+      case .resumed: "coordinator.resumed"
+      case .tabSelected: "tab.selected"
+      case .sessionEnded: "session.ended"
+      }
+    }
+  }
+
+  /// Counts up by one per event within a session, never repeating.
+  public var seq: Int
+  /// The session version the event's operation produced.
+  public var version: Int
+  public var kind: Kind
+
+  public init(seq: Int, version: Int, kind: Kind) {
+    self.seq = seq
+    self.version = version
+    self.kind = kind
+  }
+}
+
+/// The events of one operation while it runs. Stops are kept apart so that, within each operation,
+/// every stopped event comes before the started ones whatever order the work happened in.
+struct PendingEvents {
+  private(set) var ordered: [NavigationEvent.Kind] = []
+  private var stops: [NavigationEvent.Kind] = []
+  private var others: [NavigationEvent.Kind] = []
+
+  var isEmpty: Bool { ordered.isEmpty && stops.isEmpty && others.isEmpty }
+
+  mutating func stopped(_ kind: NavigationEvent.Kind) { stops.append(kind) }
+  mutating func happened(_ kind: NavigationEvent.Kind) { others.append(kind) }
+
+  /// Closes one operation (a batch holds several, each ordered on its own).
+  mutating func endOperation() {
+    ordered += stops
+    ordered += others
+    stops.removeAll()
+    others.removeAll()
+  }
+}

@@ -1,0 +1,85 @@
+import NavJSON
+
+extension NavigationState {
+  /// Applies `command` whole, bumping `version` once, and returns its events; or throws and
+  /// changes nothing. A command that would change nothing (a `singleTop` push of what is on top,
+  /// selecting the selected tab, tearing down a stopped coordinator) returns no events and keeps
+  /// the version.
+  public mutating func apply(_ command: Command) throws(NavigationError) -> [NavigationEvent] {
+    guard !isEnded else { throw NavigationError(.sessionEnded, "the session has ended") }
+    var pending = PendingEvents()
+    if case .batch(let ops) = command {
+      // A batch runs on a copy so that a refusal halfway leaves the live state as it was.
+      var scratch = self
+      for (index, op) in ops.enumerated() {
+        do throws(NavigationError) {
+          if case .batch = op {
+            throw NavigationError(.invalidRequest, "a batch may not contain a batch")
+          }
+          try scratch.perform(op, into: &pending)
+        } catch {
+          var refusal = error
+          refusal.opIndex = index
+          throw refusal
+        }
+        pending.endOperation()
+      }
+      self = scratch
+    } else {
+      try perform(command, into: &pending)
+    }
+    return commit(&pending)
+  }
+
+  /// The same as `apply`, as a function from one state to the next.
+  public func applying(_ command: Command) throws(NavigationError) -> (
+    NavigationState, [NavigationEvent]
+  ) {
+    var next = self
+    let events = try next.apply(command)
+    return (next, events)
+  }
+
+  /// Runs one command. Each operation checks everything before it changes anything.
+  mutating func perform(_ command: Command, into pending: inout PendingEvents)
+    throws(NavigationError)
+  {
+    switch command {
+    case .push(let request, let target, let singleTop):
+      try push(request, target: target, singleTop: singleTop, into: &pending)
+    case .pop(let amount, let result):
+      try pop(amount, result: result, into: &pending)
+    case .present(let request, let style):
+      try present(request, style: style, into: &pending)
+    case .dismiss(let target, let result):
+      try dismiss(target, result: result, into: &pending)
+    case .back(let result):
+      try back(result: result, into: &pending)
+    case .replace(let request):
+      try replace(request, into: &pending)
+    case .selectTab(let selector, let container):
+      try selectTab(selector, container: container, into: &pending)
+    case .setPath(let entries):
+      try reconcile(entries, into: &pending)
+    case .deepLink(let url):
+      try reconcile(try DeepLinkParser(graph: graph).entries(for: url), into: &pending)
+    case .teardown(let id):
+      try teardown(id, into: &pending)
+    case .batch:
+      throw NavigationError(.invalidRequest, "a batch may not contain a batch")
+    }
+  }
+
+  func active() throws(NavigationError) -> Coordinator {
+    guard let id = activeID, let node = coordinators[id] else {
+      throw NavigationError(.sessionEnded, "the session has ended")
+    }
+    return node
+  }
+
+  /// Hands `result` to the coordinator that is active now, as a screen hands a value back.
+  mutating func resume(with result: JSONValue?, into pending: inout PendingEvents) {
+    guard let result, result != .null, let id = activeID else { return }
+    pending.happened(.resumed(id, result: result))
+  }
+}

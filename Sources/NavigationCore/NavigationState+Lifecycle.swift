@@ -1,0 +1,81 @@
+/// The one place coordinators join and leave the tree.
+extension NavigationState {
+  /// Starts `route` under `parent`; a tab container starts its tabs too, the first one selected.
+  @discardableResult
+  mutating func start(
+    _ route: Route, params: Params, as presentation: Presentation, under parent: CoordinatorID?,
+    into pending: inout PendingEvents
+  ) -> CoordinatorID {
+    lastIssuedID += 1
+    let id = CoordinatorID(lastIssuedID)
+    coordinators[id] = Coordinator(
+      id: id, route: route.name, params: params, presentation: presentation, parent: parent,
+      children: [], selectedTab: route.tabs == nil ? nil : 0)
+    if let parent {
+      coordinators[parent]?.children.append(id)
+    } else {
+      rootID = id
+    }
+    pending.happened(
+      .started(id, route: route.name, params: params, presentation: presentation, parent: parent))
+    for tabName in route.tabs ?? [] {
+      guard let tab = graph.route(named: tabName) else { continue }
+      start(tab, params: defaultParams(for: tab), as: .tab, under: id, into: &pending)
+    }
+    return id
+  }
+
+  /// Stops `id` and everything under it, the deepest first, and frees it from its parent.
+  /// Every removal, whatever its cause, comes through here.
+  mutating func stop(_ id: CoordinatorID, reason: StopReason, into pending: inout PendingEvents) {
+    guard let node = coordinators[id] else { return }
+    if let parent = node.parent {
+      coordinators[parent]?.children.removeAll { $0 == id }
+    }
+    if rootID == id { rootID = nil }
+    // Post-order without recursion: a deep tree cannot exhaust the stack.
+    var stack: [(id: CoordinatorID, childrenDone: Bool)] = [(id, false)]
+    while let (current, childrenDone) = stack.popLast() {
+      guard let coordinator = coordinators[current] else { continue }
+      if childrenDone {
+        coordinators[current] = nil
+        pending.stopped(.stopped(current, route: coordinator.route, reason: reason))
+      } else {
+        stack.append((current, true))
+        for child in coordinator.children { stack.append((child, false)) }
+      }
+    }
+  }
+
+  /// Closes the operation: one version bump and numbered events, or nothing when nothing happened.
+  mutating func commit(_ pending: inout PendingEvents) -> [NavigationEvent] {
+    pending.endOperation()
+    guard !pending.ordered.isEmpty else { return [] }
+    version += 1
+    var events: [NavigationEvent] = []
+    events.reserveCapacity(pending.ordered.count)
+    for kind in pending.ordered {
+      lastSeq += 1
+      events.append(NavigationEvent(seq: lastSeq, version: version, kind: kind))
+    }
+    return events
+  }
+
+  func checkLimit(adding: Int, removing: Int) throws(NavigationError) {
+    let total = coordinators.count - removing + adding
+    guard total <= limits.maxCoordinators else {
+      throw NavigationError(
+        .coordinatorLimit,
+        "this would make \(total) coordinators; a session may hold \(limits.maxCoordinators)")
+    }
+  }
+
+  /// Ends the session: every coordinator stops (reason `sessionEnded`), then `session.ended`.
+  public mutating func end(reason: SessionEndReason) -> [NavigationEvent] {
+    guard let root = rootID else { return [] }
+    var pending = PendingEvents()
+    stop(root, reason: .sessionEnded, into: &pending)
+    pending.happened(.sessionEnded(reason: reason))
+    return commit(&pending)
+  }
+}

@@ -1,0 +1,133 @@
+import NavJSON
+
+/// One session's navigation: a tree of coordinators over a route graph.
+///
+/// A value: copying is cheap (the graph is shared, the tree is copy-on-write), and an operation
+/// either applies whole or leaves the value untouched.
+public struct NavigationState: Sendable {
+  public let graph: RouteGraph
+  public let limits: NavigationLimits
+  public internal(set) var coordinators: [CoordinatorID: Coordinator]
+  /// Nil only once the session has ended.
+  public internal(set) var rootID: CoordinatorID?
+  public internal(set) var version: Int
+  /// The highest id handed out so far; ids are never reused.
+  public internal(set) var lastIssuedID: Int
+  /// The sequence number of the latest event.
+  public internal(set) var lastSeq: Int
+
+  /// Starts a session at `root` (default: the graph's root route). Its start events are
+  /// version 1, seq 1...
+  public static func start(
+    graph: RouteGraph, root: RouteRequest? = nil, limits: NavigationLimits = .init()
+  ) throws(NavigationError) -> (NavigationState, [NavigationEvent]) {
+    var state = NavigationState(
+      graph: graph, limits: limits, coordinators: [:], rootID: nil, version: 0, lastIssuedID: 0,
+      lastSeq: 0)
+    let request = root ?? RouteRequest(route: graph.rootRoute)
+    let route = try state.resolveRoute(request.route)
+    guard graph.mayBeRoot(route) else {
+      throw NavigationError(
+        .notARootRoute, "route '\(route.name)' may not be a session's root (it is not marked root)")
+    }
+    let params = try state.normalizedParams(request.params, for: route)
+    try state.checkLimit(adding: route.coordinatorCost, removing: 0)
+    var pending = PendingEvents()
+    state.start(route, params: params, as: .root, under: nil, into: &pending)
+    let events = state.commit(&pending)
+    return (state, events)
+  }
+
+  public var isEnded: Bool { rootID == nil }
+
+  public subscript(id: CoordinatorID) -> Coordinator? { coordinators[id] }
+
+  public var liveCount: Int { coordinators.count }
+
+  /// Whether the id was handed out in this session, live or not.
+  public func wasIssued(_ id: CoordinatorID) -> Bool { id.number >= 1 && id.number <= lastIssuedID }
+
+  /// Root, then at each step the modal child, else the push child, else the selected tab.
+  public var visiblePath: [CoordinatorID] {
+    guard var current = rootID else { return [] }
+    var path = [current]
+    while let next = visibleChild(of: current) {
+      path.append(next)
+      current = next
+    }
+    return path
+  }
+
+  /// The last coordinator of the visible path.
+  public var activeID: CoordinatorID? {
+    guard var current = rootID else { return nil }
+    while let next = visibleChild(of: current) { current = next }
+    return current
+  }
+
+  public func visibleChild(of id: CoordinatorID) -> CoordinatorID? {
+    guard let node = coordinators[id] else { return nil }
+    if let modal = modalChild(of: node) { return modal }
+    if let push = pushChild(of: node) { return push }
+    if let selected = node.selectedTab { return tabChildren(of: node)[safe: selected] }
+    return nil
+  }
+
+  func child(of node: Coordinator, where matches: (Presentation) -> Bool) -> CoordinatorID? {
+    for id in node.children {
+      if let child = coordinators[id], matches(child.presentation) { return id }
+    }
+    return nil
+  }
+
+  func pushChild(of node: Coordinator) -> CoordinatorID? {
+    child(of: node) { $0 == .push }
+  }
+
+  func modalChild(of node: Coordinator) -> CoordinatorID? {
+    child(of: node) { $0.isModal }
+  }
+
+  func tabChildren(of node: Coordinator) -> [CoordinatorID] {
+    node.children.filter { coordinators[$0]?.presentation == .tab }
+  }
+
+  /// The active flow from its head (a root, modal or tab) down its chain of pushes to the active
+  /// coordinator, which is always the flow's top.
+  func activeFlow() -> [CoordinatorID] {
+    guard var current = activeID else { return [] }
+    var chain = [current]
+    while let node = coordinators[current], node.presentation == .push, let parent = node.parent {
+      chain.append(parent)
+      current = parent
+    }
+    return chain.reversed()
+  }
+
+  /// The nearest modal at or above `id`.
+  func enclosingModal(of id: CoordinatorID) -> CoordinatorID? {
+    var current: CoordinatorID? = id
+    while let candidate = current, let node = coordinators[candidate] {
+      if node.presentation.isModal { return candidate }
+      current = node.parent
+    }
+    return nil
+  }
+
+  /// How many coordinators the subtree at `id` holds.
+  func subtreeSize(_ id: CoordinatorID) -> Int {
+    var count = 0
+    var stack = [id]
+    while let next = stack.popLast() {
+      count += 1
+      stack += coordinators[next]?.children ?? []
+    }
+    return count
+  }
+}
+
+extension Array {
+  subscript(safe index: Int) -> Element? {
+    indices.contains(index) ? self[index] : nil
+  }
+}
