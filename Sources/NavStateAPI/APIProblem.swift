@@ -1,0 +1,55 @@
+import MicroHTTPServer
+import NavigationCore
+
+/// A refusal at the HTTP level, shown as an RFC 9457 problem document.
+public struct APIProblem: Error, Sendable {
+  public var status: Int
+  public var code: String
+  public var title: String
+  public var detail: String
+  /// Extra members, each already encoded as JSON.
+  public var extra: [(String, String)] = []
+  public var headers: [(String, String)] = []
+
+  public init(
+    status: Int, code: String, title: String, detail: String, extra: [(String, String)] = [],
+    headers: [(String, String)] = []
+  ) {
+    self.status = status
+    self.code = code
+    self.title = title
+    self.detail = detail
+    self.extra = extra
+    self.headers = headers
+  }
+
+  /// A wrong token and an unknown session answer alike, so ids cannot be probed.
+  static let sessionNotFound = APIProblem(
+    status: 404, code: "session_not_found", title: "Session not found",
+    detail: "no session with this id is open for this token")
+
+  static let missingToken = APIProblem(
+    status: 401, code: "unauthorized", title: "Unauthorized",
+    detail: "send the session token as 'Authorization: Bearer <token>'",
+    headers: [("WWW-Authenticate", "Bearer")])
+
+  init(_ error: NavigationError) {
+    let status: Int
+    let title: String
+    switch error.kind {
+    case .unprocessable: (status, title) = (422, "Operation refused")
+    case .conflict: (status, title) = (409, "Operation conflicts with the session state")
+    case .notFound: (status, title) = (404, "Not found")
+    }
+    var extra: [(String, String)] = []
+    if let index = error.opIndex { extra.append(("opIndex", String(index))) }
+    self.init(status: status, code: error.code.rawValue, title: title, detail: error.detail, extra: extra)
+  }
+
+  var response: HTTPResponse {
+    var response = HTTPResponse.problem(
+      status: status, code: code, title: title, detail: detail, extra: extra)
+    for (name, value) in headers { response.headers.add(name, value) }
+    return response
+  }
+}

@@ -1,0 +1,205 @@
+import NavJSON
+import NavigationCore
+
+/// Reads operation bodies into core commands. Unknown members are refused rather than ignored,
+/// so a typo such as `singletop` is reported instead of silently doing something else.
+public enum CommandDecoder {
+  /// The operations of `POST /v1/sessions/{sid}/{operation}` and of batch ops (`op`).
+  public static let operations = [
+    "push", "pop", "present", "dismiss", "back", "replace", "select-tab", "deeplink", "batch",
+  ]
+
+  public static func command(_ operation: String, body: JSONValue) throws(NavigationError) -> Command {
+    var fields = try Fields(body, context: operation)
+    let command: Command
+    switch operation {
+    case "push":
+      let request = try fields.routeRequest()
+      let target = try fields.coordinator("target")
+      let singleTop = try fields.bool("singleTop") ?? false
+      command = .push(request, target: target, singleTop: singleTop)
+    case "pop":
+      let count = try fields.int("count")
+      let to = try fields.coordinator("to")
+      let toRoot = try fields.bool("toRoot") ?? false
+      let result = fields.any("result")
+      let chosen = [count != nil, to != nil, toRoot].filter { $0 }.count
+      guard chosen <= 1 else {
+        throw NavigationError(.invalidRequest, "pop takes one of 'count', 'to' and 'toRoot'")
+      }
+      let amount: PopAmount =
+        if let to { .to(to) } else if toRoot { .toRoot } else { .count(count ?? 1) }
+      command = .pop(amount, result: result)
+    case "present":
+      let request = try fields.routeRequest()
+      let styleName = try fields.string("style") ?? ModalStyle.sheet.rawValue
+      guard let style = ModalStyle(rawValue: styleName) else {
+        throw NavigationError(.invalidRequest, "'style' must be sheet or fullScreenCover")
+      }
+      command = .present(request, style: style)
+    case "dismiss":
+      let target = try fields.coordinator("coordinator")
+      let all = try fields.bool("all") ?? false
+      let result = fields.any("result")
+      guard target == nil || !all else {
+        throw NavigationError(.invalidRequest, "dismiss takes 'coordinator' or 'all', not both")
+      }
+      command = .dismiss(target.map(DismissTarget.coordinator) ?? (all ? .all : .current), result: result)
+    case "back":
+      command = .back(result: fields.any("result"))
+    case "replace":
+      command = .replace(try fields.routeRequest())
+    case "select-tab", "selectTab":
+      let selector: TabSelector
+      switch fields.any("tab") {
+      case .some(.string(let name)): selector = .route(name)
+      case .some(let value) where value.intValue != nil: selector = .index(value.intValue ?? 0)
+      default:
+        throw NavigationError(.invalidRequest, "'tab' must be a tab index or a tab route name")
+      }
+      command = .selectTab(selector, container: try fields.coordinator("container"))
+    case "deeplink":
+      guard let url = try fields.string("url") else {
+        throw NavigationError(.invalidRequest, "'url' is required")
+      }
+      command = .deepLink(url)
+    case "state":
+      command = .setPath(try fields.path())
+    case "teardown":
+      guard let id = try fields.coordinator("coordinator") else {
+        throw NavigationError(.invalidRequest, "'coordinator' is required")
+      }
+      command = .teardown(id)
+    case "batch":
+      guard let list = fields.any("ops")?.arrayValue else {
+        throw NavigationError(.invalidRequest, "'ops' must be an array of operations")
+      }
+      var ops: [Command] = []
+      for (index, element) in list.enumerated() {
+        do throws(NavigationError) {
+          ops.append(try batchOp(element))
+        } catch {
+          var refusal = error
+          refusal.opIndex = index
+          throw refusal
+        }
+      }
+      command = .batch(ops)
+    default:
+      throw NavigationError(.invalidRequest, "unknown operation '\(operation)'")
+    }
+    try fields.rejectUnread()
+    return command
+  }
+
+  /// A batch element: `{"op": "push", ...the fields of that operation}`.
+  static func batchOp(_ element: JSONValue) throws(NavigationError) -> Command {
+    guard var object = element.objectValue else {
+      throw NavigationError(.invalidRequest, "each op must be an object with an 'op'")
+    }
+    guard let name = object["op"]?.stringValue else {
+      throw NavigationError(.invalidRequest, "each op needs an 'op' naming the operation")
+    }
+    guard name != "batch" else {
+      throw NavigationError(.invalidRequest, "a batch may not contain a batch")
+    }
+    object["op"] = nil
+    return try command(name, body: .object(object))
+  }
+
+  /// The optional root of `POST /v1/sessions`.
+  public static func rootRequest(_ value: JSONValue) throws(NavigationError) -> RouteRequest {
+    var fields = try Fields(value, context: "root")
+    let request = try fields.routeRequest()
+    try fields.rejectUnread()
+    return request
+  }
+}
+
+/// The members of a body, read one at a time; what is left unread at the end is refused.
+struct Fields {
+  private var object: JSONObject
+  private var read: Set<String> = []
+  let context: String
+
+  init(_ value: JSONValue, context: String) throws(NavigationError) {
+    guard let object = value.objectValue else {
+      throw NavigationError(.invalidRequest, "the body of \(context) must be a JSON object")
+    }
+    self.object = object
+    self.context = context
+  }
+
+  mutating func any(_ key: String) -> JSONValue? {
+    read.insert(key)
+    return object[key]
+  }
+
+  mutating func string(_ key: String) throws(NavigationError) -> String? {
+    guard let value = any(key), value != .null else { return nil }
+    guard let text = value.stringValue else { throw mistyped(key, "a string", value) }
+    return text
+  }
+
+  mutating func int(_ key: String) throws(NavigationError) -> Int? {
+    guard let value = any(key), value != .null else { return nil }
+    guard let number = value.intValue else { throw mistyped(key, "an integer", value) }
+    return number
+  }
+
+  mutating func bool(_ key: String) throws(NavigationError) -> Bool? {
+    guard let value = any(key), value != .null else { return nil }
+    guard let flag = value.boolValue else { throw mistyped(key, "true or false", value) }
+    return flag
+  }
+
+  mutating func coordinator(_ key: String) throws(NavigationError) -> CoordinatorID? {
+    guard let text = try string(key) else { return nil }
+    guard let id = CoordinatorID(text) else {
+      throw NavigationError(.unknownCoordinator, "'\(text)' is not a coordinator id (c1, c2, ...)")
+    }
+    return id
+  }
+
+  mutating func params() throws(NavigationError) -> JSONObject {
+    guard let value = any("params"), value != .null else { return JSONObject() }
+    guard let params = value.objectValue else { throw mistyped("params", "an object", value) }
+    return params
+  }
+
+  mutating func routeRequest() throws(NavigationError) -> RouteRequest {
+    guard let route = try string("route") else {
+      throw NavigationError(.invalidRequest, "'route' is required")
+    }
+    return RouteRequest(route: route, params: try params())
+  }
+
+  mutating func path() throws(NavigationError) -> [PathEntry] {
+    guard let list = any("path")?.arrayValue else {
+      throw NavigationError(.invalidRequest, "'path' must be an array of {route, params, presentation}")
+    }
+    var entries: [PathEntry] = []
+    for (position, element) in list.enumerated() {
+      var entry = try Fields(element, context: "path entry \(position)")
+      let request = try entry.routeRequest()
+      let name = try entry.string("presentation") ?? (position == 0 ? "root" : "push")
+      guard let presentation = Presentation(rawValue: name) else {
+        throw NavigationError(
+          .invalidRequest, "path entry \(position): unknown presentation '\(name)'")
+      }
+      try entry.rejectUnread()
+      entries.append(PathEntry(route: request.route, params: request.params, presentation: presentation))
+    }
+    return entries
+  }
+
+  func rejectUnread() throws(NavigationError) {
+    if let unknown = object.keys.first(where: { !read.contains($0) }) {
+      throw NavigationError(.invalidRequest, "\(context) has no field '\(unknown)'")
+    }
+  }
+
+  private func mistyped(_ key: String, _ expected: String, _ value: JSONValue) -> NavigationError {
+    NavigationError(.invalidRequest, "'\(key)' must be \(expected), not \(value.kindName)")
+  }
+}

@@ -1,0 +1,42 @@
+/// Session ids and tokens: random bytes from the system's CSPRNG, written as base64url.
+enum SecureRandom {
+  /// 256 bits, as SPEC section 5 asks for tokens.
+  static func token() -> String { base64url(bytes(32)) }
+
+  /// 128 bits: not guessable and not a counter.
+  static func sessionID() -> String { base64url(bytes(16)) }
+
+  static func bytes(_ count: Int) -> [UInt8] {
+    var generator = SystemRandomNumberGenerator()
+    return (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+  }
+
+  private static let alphabet = Array(
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+
+  static func base64url(_ bytes: [UInt8]) -> String {
+    var output: [UInt8] = []
+    output.reserveCapacity((bytes.count * 4 + 2) / 3)
+    var index = 0
+    while index < bytes.count {
+      let chunk = Array(bytes[index..<min(index + 3, bytes.count)])
+      let value =
+        UInt32(chunk[0]) << 16 | UInt32(chunk.count > 1 ? chunk[1] : 0) << 8
+        | UInt32(chunk.count > 2 ? chunk[2] : 0)
+      let characters = chunk.count + 1
+      for position in 0..<characters {
+        output.append(alphabet[Int((value >> UInt32(18 - 6 * position)) & 0x3F)])
+      }
+      index += 3
+    }
+    return String(decoding: output, as: UTF8.self)
+  }
+
+  /// Compares without stopping at the first difference, so timing tells nothing about a token.
+  static func constantTimeEqual(_ lhs: some Collection<UInt8>, _ rhs: some Collection<UInt8>) -> Bool {
+    guard lhs.count == rhs.count else { return false }
+    var difference: UInt8 = 0
+    for (left, right) in zip(lhs, rhs) { difference |= left ^ right }
+    return difference == 0
+  }
+}

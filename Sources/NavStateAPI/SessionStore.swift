@@ -1,0 +1,170 @@
+import NavJSON
+import NavigationCore
+import Synchronization
+
+/// Settings of the store, from the command line.
+public struct StoreConfiguration: Sendable {
+  public var maxSessions: Int = 100_000
+  public var sessionTTLSeconds: Double = 30 * 60
+  public var limits = NavigationLimits()
+  public var eventBufferSize: Int = 1024
+
+  public init() {}
+}
+
+/// Every live session, split into shards so that requests on different sessions do not contend
+/// on one lock.
+public final class SessionStore: Sendable {
+  private final class Shard: Sendable {
+    let sessions = Mutex<[String: SessionRecord]>([:])
+  }
+
+  public let configuration: StoreConfiguration
+  public let graphs: [String: RouteGraph]
+  public let defaultGraph: String
+  private let shards: [Shard]
+  private let sessionCount = Atomic<Int>(0)
+  private let coordinatorCount = Atomic<Int>(0)
+  private let expiredCount = Atomic<Int>(0)
+
+  public init(graphs: [RouteGraph], defaultGraph: String, configuration: StoreConfiguration) {
+    self.configuration = configuration
+    var byName: [String: RouteGraph] = [:]
+    for graph in graphs { byName[graph.name] = graph }
+    self.graphs = byName
+    self.defaultGraph = defaultGraph
+    self.shards = (0..<64).map { _ in Shard() }
+  }
+
+  public var liveSessions: Int { sessionCount.load(ordering: .relaxed) }
+  public var liveCoordinators: Int { coordinatorCount.load(ordering: .relaxed) }
+  public var expiredSessions: Int { expiredCount.load(ordering: .relaxed) }
+
+  private func shard(for id: String) -> Shard {
+    var hasher = Hasher()
+    hasher.combine(id)
+    return shards[Int(UInt(bitPattern: hasher.finalize()) % UInt(shards.count))]
+  }
+
+  /// Opens a session; returns it with its token (the only time the token is shown).
+  func create(graph name: String?, root: RouteRequest?, now: Timestamp) throws(APIProblem) -> (
+    SessionRecord, token: String
+  ) {
+    let graphName = name ?? defaultGraph
+    guard let graph = graphs[graphName] else {
+      throw APIProblem(
+        status: 422, code: "unknown_graph", title: "Unknown graph",
+        detail: "no graph named '\(graphName)' is loaded (see GET /v1/graphs)")
+    }
+    let (navigation, events): (NavigationState, [NavigationEvent])
+    do {
+      (navigation, events) = try NavigationState.start(
+        graph: graph, root: root, limits: configuration.limits)
+    } catch {
+      throw APIProblem(error)
+    }
+    // Reserve a place first, so concurrent creations cannot overshoot the limit.
+    let reserved = sessionCount.wrappingAdd(1, ordering: .relaxed).newValue
+    guard reserved <= configuration.maxSessions else {
+      sessionCount.wrappingSubtract(1, ordering: .relaxed)
+      throw APIProblem(
+        status: 503, code: "too_many_sessions", title: "Too many sessions",
+        detail: "the server holds its limit of \(configuration.maxSessions) sessions; retry later",
+        headers: [("Retry-After", "60")])
+    }
+    var data = SessionRecord.Data(
+      navigation: navigation, updatedAt: now,
+      expiresAt: now.adding(seconds: configuration.sessionTTLSeconds),
+      log: EventLog(capacity: configuration.eventBufferSize))
+    data.record(events)
+    let token = SecureRandom.token()
+    while true {
+      let record = SessionRecord(
+        id: SecureRandom.sessionID(), token: token, createdAt: now, data: data)
+      let inserted = shard(for: record.id).sessions.withLock { sessions in
+        guard sessions[record.id] == nil else { return false }
+        sessions[record.id] = record
+        return true
+      }
+      if inserted {
+        coordinatorCount.wrappingAdd(navigation.liveCount, ordering: .relaxed)
+        return (record, token)
+      }
+    }
+  }
+
+  /// The session for this id and bearer token. Unknown id and wrong token fail alike.
+  func authorize(id: String, authorization: String?) throws(APIProblem) -> SessionRecord {
+    guard let authorization, let token = Self.bearerToken(authorization) else {
+      throw APIProblem.missingToken
+    }
+    let record = shard(for: id).sessions.withLock { $0[id] }
+    // Compare even when the id is unknown, so both failures take the same time.
+    let expected = record?.token ?? Array(repeating: 0, count: token.utf8.count)
+    guard SecureRandom.constantTimeEqual(expected, token.utf8), let record else {
+      throw APIProblem.sessionNotFound
+    }
+    return record
+  }
+
+  static func bearerToken(_ header: String) -> Substring? {
+    let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+    guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
+    let token = parts[1].trimmingCharacters(in: " \t")
+    return token.isEmpty ? nil : token
+  }
+
+  /// Counts the coordinators an operation started and stopped.
+  func account(_ events: [NavigationEvent]) {
+    var delta = 0
+    for event in events {
+      switch event.kind {
+      case .started: delta += 1
+      case .stopped: delta -= 1
+      default: break
+      }
+    }
+    if delta != 0 { coordinatorCount.wrappingAdd(delta, ordering: .relaxed) }
+  }
+
+  /// Ends a session: every coordinator stops, then `session.ended`. Returns its last events.
+  @discardableResult
+  func end(_ record: SessionRecord, reason: SessionEndReason) -> [NavigationEvent] {
+    let removed = shard(for: record.id).sessions.withLock { $0.removeValue(forKey: record.id) }
+    guard removed != nil else { return [] }
+    let events = record.data.withLock { data -> [NavigationEvent] in
+      data.ended = true
+      let events = data.navigation.end(reason: reason)
+      data.record(events)
+      return events
+    }
+    sessionCount.wrappingSubtract(1, ordering: .relaxed)
+    account(events)
+    if reason == .expired { expiredCount.wrappingAdd(1, ordering: .relaxed) }
+    return events
+  }
+
+  /// Ends every session idle past its expiry time.
+  public func expireIdle(now: Timestamp) {
+    for shard in shards {
+      let candidates = shard.sessions.withLock { Array($0.values) }
+      for record in candidates where record.data.withLock({ $0.expiresAt <= now && !$0.ended }) {
+        end(record, reason: .expired)
+      }
+    }
+  }
+
+  /// Ends every session (server shutdown is not an expiry; the sessions are simply gone).
+  public var allSessionIDs: [String] {
+    shards.flatMap { shard in shard.sessions.withLock { Array($0.keys) } }
+  }
+}
+
+extension StringProtocol {
+  fileprivate func trimmingCharacters(in characters: String) -> Substring {
+    var text = Substring(self)
+    while let first = text.first, characters.contains(first) { text = text.dropFirst() }
+    while let last = text.last, characters.contains(last) { text = text.dropLast() }
+    return text
+  }
+}

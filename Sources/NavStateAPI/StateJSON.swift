@@ -1,0 +1,213 @@
+import NavJSON
+import NavigationCore
+
+/// The session times the API shows beside the navigation state.
+public struct SessionTimes: Sendable {
+  public var createdAt: Timestamp
+  public var updatedAt: Timestamp
+  public var expiresAt: Timestamp
+}
+
+/// The JSON shapes of SPEC section 5, written straight into a `JSONWriter`.
+public enum StateJSON {
+  /// `{id, graph, version, createdAt, updatedAt, expiresAt, active, root, path}`
+  public static func writeState(
+    _ state: NavigationState, id: String, times: SessionTimes, into writer: inout JSONWriter
+  ) {
+    writer.beginObject()
+    writer.key("id")
+    writer.string(id)
+    writer.key("graph")
+    writer.string(state.graph.name)
+    writer.key("version")
+    writer.int(state.version)
+    writer.key("createdAt")
+    writer.string(times.createdAt.rfc3339)
+    writer.key("updatedAt")
+    writer.string(times.updatedAt.rfc3339)
+    writer.key("expiresAt")
+    writer.string(times.expiresAt.rfc3339)
+    writer.key("active")
+    if let active = state.activeID { writer.string(active.description) } else { writer.null() }
+    writer.key("root")
+    if let root = state.rootID { writeTree(root, of: state, into: &writer) } else { writer.null() }
+    writer.key("path")
+    writer.beginArray()
+    for id in state.visiblePath {
+      guard let node = state[id] else { continue }
+      writer.beginObject()
+      writeIdentity(node, into: &writer)
+      writer.endObject()
+    }
+    writer.endArray()
+    writer.endObject()
+  }
+
+  private static func writeIdentity(_ node: Coordinator, into writer: inout JSONWriter) {
+    writer.key("id")
+    writer.string(node.id.description)
+    writer.key("route")
+    writer.string(node.route)
+    writer.key("params")
+    writeParams(node.params, into: &writer)
+    writer.key("presentation")
+    writer.string(node.presentation.rawValue)
+  }
+
+  /// The nested tree; iterative so that depth costs no stack.
+  private static func writeTree(
+    _ root: CoordinatorID, of state: NavigationState, into writer: inout JSONWriter
+  ) {
+    enum Step {
+      case open(CoordinatorID)
+      case close
+    }
+    var steps: [Step] = [.open(root)]
+    while let step = steps.popLast() {
+      switch step {
+      case .close:
+        writer.endArray()
+        writer.endObject()
+      case .open(let id):
+        guard let node = state[id] else { continue }
+        writer.beginObject()
+        writeIdentity(node, into: &writer)
+        if let selected = node.selectedTab {
+          writer.key("selectedTab")
+          writer.int(selected)
+        }
+        writer.key("children")
+        writer.beginArray()
+        steps.append(.close)
+        for child in node.children.reversed() { steps.append(.open(child)) }
+      }
+    }
+  }
+
+  /// Params in name order, so equal params always encode to equal bytes.
+  public static func writeParams(_ params: Params, into writer: inout JSONWriter) {
+    writer.beginObject()
+    if params.count == 1, let (name, value) = params.first {
+      writer.key(name)
+      writer.value(value.json)
+    } else {
+      for name in params.keys.sorted() {
+        writer.key(name)
+        writer.value(params[name]?.json ?? .null)
+      }
+    }
+    writer.endObject()
+  }
+
+  /// `{seq, version, type, coordinator?, ...}`
+  public static func writeEvent(_ event: NavigationEvent, into writer: inout JSONWriter) {
+    writer.beginObject()
+    writer.key("seq")
+    writer.int(event.seq)
+    writer.key("version")
+    writer.int(event.version)
+    writer.key("type")
+    writer.string(event.kind.typeName)
+    switch event.kind {
+    case .started(let id, let route, let params, let presentation, let parent):
+      writer.key("coordinator")
+      writer.string(id.description)
+      writer.key("route")
+      writer.string(route)
+      writer.key("params")
+      writeParams(params, into: &writer)
+      writer.key("presentation")
+      writer.string(presentation.rawValue)
+      writer.key("parent")
+      if let parent { writer.string(parent.description) } else { writer.null() }
+    case .stopped(let id, let route, let reason):
+      writer.key("coordinator")
+      writer.string(id.description)
+      writer.key("route")
+      writer.string(route)
+      writer.key("reason")
+      writer.string(reason.rawValue)
+    case .resumed(let id, let result):
+      writer.key("coordinator")
+      writer.string(id.description)
+      writer.key("result")
+      writer.value(result)
+    case .tabSelected(let container, let tab, let route):
+      writer.key("coordinator")
+      writer.string(container.description)
+      writer.key("tab")
+      writer.int(tab)
+      writer.key("route")
+      writer.string(route)
+    case .sessionEnded(let reason):
+      writer.key("reason")
+      writer.string(reason.rawValue)
+    }
+    writer.endObject()
+  }
+
+  public static func encodeEvent(_ event: NavigationEvent) -> [UInt8] {
+    var writer = JSONWriter(capacity: 160)
+    writeEvent(event, into: &writer)
+    return writer.bytes
+  }
+
+  /// A graph in the same format as the files it is loaded from.
+  public static func writeGraph(_ graph: RouteGraph, into writer: inout JSONWriter) {
+    writer.beginObject()
+    writer.key("name")
+    writer.string(graph.name)
+    writer.key("root")
+    writer.string(graph.rootRoute)
+    writer.key("routes")
+    writer.beginArray()
+    for route in graph.routes {
+      writer.beginObject()
+      writer.key("name")
+      writer.string(route.name)
+      writer.key("path")
+      writer.string(route.path)
+      writer.key("params")
+      writer.beginObject()
+      for (name, spec) in route.params {
+        writer.key(name)
+        writer.beginObject()
+        writer.key("type")
+        writer.string(spec.type.rawValue)
+        writer.key("required")
+        writer.bool(spec.required)
+        if let value = spec.defaultValue {
+          writer.key("default")
+          writer.value(value.json)
+        }
+        writer.endObject()
+      }
+      writer.endObject()
+      writer.key("presentation")
+      writer.string(route.presentation.rawValue)
+      writer.key("presentations")
+      writer.beginArray()
+      for presentation in Presentation.explicit where route.presentations.contains(presentation) {
+        writer.string(presentation.rawValue)
+      }
+      writer.endArray()
+      if let next = route.next {
+        writer.key("next")
+        writer.beginArray()
+        for name in next.sorted() { writer.string(name) }
+        writer.endArray()
+      }
+      if let tabs = route.tabs {
+        writer.key("tabs")
+        writer.beginArray()
+        for name in tabs { writer.string(name) }
+        writer.endArray()
+      }
+      writer.key("root")
+      writer.bool(graph.mayBeRoot(route))
+      writer.endObject()
+    }
+    writer.endArray()
+    writer.endObject()
+  }
+}

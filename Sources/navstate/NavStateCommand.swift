@@ -1,0 +1,166 @@
+import ArgumentParser
+import Dispatch
+import Logging
+import MicroHTTPServer
+import NavStateAPI
+import NavigationCore
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+@main
+struct NavStateCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "navstate",
+    abstract: "Serves the navigation state of app sessions over HTTP.",
+    discussion: """
+      With no arguments, serves the built-in 'demo' graph on http://127.0.0.1:8080.
+      Once listening it prints one line, 'listening on http://HOST:PORT', to standard output.
+      SIGINT and SIGTERM stop it gracefully: in-flight requests finish, then it exits 0.
+      """)
+
+  @Option(help: "Address to listen on.")
+  var host = "127.0.0.1"
+
+  @Option(help: "Port to listen on; 0 picks a free one (read it from the first line).")
+  var port: UInt16 = 8080
+
+  @Option(
+    name: .customLong("graph"),
+    help: ArgumentHelp("A route graph JSON file to load besides the built-in ones.", valueName: "file"))
+  var graphFiles: [String] = []
+
+  @Option(help: "The graph sessions use when creation names none.")
+  var defaultGraph = "demo"
+
+  @Option(help: "HTTP worker threads (default: the number of cores).")
+  var threads = HTTPServerConfiguration.processorCount
+
+  @Option(help: "Sessions held at once; creation beyond answers 503.")
+  var maxSessions = 100_000
+
+  @Option(help: ArgumentHelp("Idle seconds after which a session expires.", valueName: "seconds"))
+  var sessionTtl: Double = 1800
+
+  @Option(help: "Coordinators one session may hold.")
+  var maxCoordinators = 256
+
+  @Option(help: "Largest request body in bytes; larger ones answer 413.")
+  var maxBodyBytes = 64 * 1024
+
+  @Option(help: "Open connections in total.")
+  var maxConnections = 4096
+
+  @Option(help: "Open connections per client IP address (0: no cap).")
+  var maxConnectionsPerIp = 2048
+
+  @Option(help: ArgumentHelp("Seconds an idle connection stays open.", valueName: "seconds"))
+  var idleTimeout = 60
+
+  @Option(help: "Events kept per session for clients that catch up.")
+  var eventBuffer = 1024
+
+  @Option(help: "trace, debug, info, notice, warning, error or critical.")
+  var logLevel: Logger.Level = .info
+
+  func validate() throws {
+    guard threads >= 1 else { throw ValidationError("--threads must be at least 1") }
+    guard maxSessions >= 1 else { throw ValidationError("--max-sessions must be at least 1") }
+    guard sessionTtl > 0 else { throw ValidationError("--session-ttl must be more than 0") }
+    guard maxCoordinators >= 1 else { throw ValidationError("--max-coordinators must be at least 1") }
+    guard maxBodyBytes >= 1 else { throw ValidationError("--max-body-bytes must be at least 1") }
+    guard maxConnections >= 1 else { throw ValidationError("--max-connections must be at least 1") }
+    guard maxConnectionsPerIp >= 0 else { throw ValidationError("--max-connections-per-ip must be 0 or more") }
+    guard idleTimeout >= 1 else { throw ValidationError("--idle-timeout must be at least 1") }
+    guard eventBuffer >= 1 else { throw ValidationError("--event-buffer must be at least 1") }
+  }
+
+  func run() throws {
+    let level = logLevel
+    LoggingSystem.bootstrap { label in
+      var handler = StreamLogHandler.standardError(label: label)
+      handler.logLevel = level
+      return handler
+    }
+    let logger = Logger(label: "navstate")
+
+    let graphs = try loadGraphs()
+    guard graphs.contains(where: { $0.name == defaultGraph }) else {
+      throw ValidationError("--default-graph '\(defaultGraph)' is not a loaded graph")
+    }
+    var storeConfiguration = StoreConfiguration()
+    storeConfiguration.maxSessions = maxSessions
+    storeConfiguration.sessionTTLSeconds = sessionTtl
+    storeConfiguration.limits = NavigationLimits(maxCoordinators: maxCoordinators)
+    storeConfiguration.eventBufferSize = eventBuffer
+    let store = SessionStore(graphs: graphs, defaultGraph: defaultGraph, configuration: storeConfiguration)
+    let service = NavStateService(store: store, logger: logger)
+
+    var serverConfiguration = HTTPServerConfiguration()
+    serverConfiguration.host = host
+    serverConfiguration.port = port
+    serverConfiguration.threads = threads
+    serverConfiguration.maxBodyBytes = maxBodyBytes
+    serverConfiguration.connectionLimit = maxConnections
+    serverConfiguration.connectionsPerIP = maxConnectionsPerIp
+    serverConfiguration.connectionTimeoutSeconds = idleTimeout
+    serverConfiguration.errorLog = { message in logger.warning("\(message)") }
+
+    let server: HTTPServer
+    do {
+      server = try HTTPServer(configuration: serverConfiguration, handler: service.router())
+    } catch {
+      throw ValidationError("cannot listen on \(host):\(port): \(error)")
+    }
+    let sweeper = ExpirySweeper(store: store, interval: min(1, max(0.05, sessionTtl / 4)))
+    let shownHost = host.contains(":") ? "[\(host)]" : host
+    print("listening on http://\(shownHost):\(server.port)")
+    fflush(stdout)
+    logger.info(
+      "serving",
+      metadata: [
+        "graphs": "\(graphs.map(\.name).joined(separator: ","))", "threads": "\(threads)",
+      ])
+
+    let signalName = ShutdownSignal.wait()
+    logger.info("stopping", metadata: ["signal": "\(signalName)"])
+    sweeper.stop()
+    server.shutdown()
+    logger.info("stopped")
+  }
+
+  func loadGraphs() throws -> [RouteGraph] {
+    var graphs = try BuiltInGraphs.load()
+    for path in graphFiles {
+      guard let bytes = readFile(path) else {
+        throw ValidationError("--graph \(path): cannot read the file")
+      }
+      do {
+        let graph = try RouteGraph.decode(bytes, source: path)
+        guard !graphs.contains(where: { $0.name == graph.name }) else {
+          throw ValidationError("--graph \(path): a graph named '\(graph.name)' is already loaded")
+        }
+        graphs.append(graph)
+      } catch let error as GraphError {
+        throw ValidationError("--graph \(error)")
+      }
+    }
+    return graphs
+  }
+
+  func readFile(_ path: String) -> [UInt8]? {
+    guard let file = fopen(path, "rb") else { return nil }
+    defer { fclose(file) }
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 65536)
+    while true {
+      let count = fread(&chunk, 1, chunk.count, file)
+      if count > 0 { bytes += chunk[0..<count] }
+      if count < chunk.count { break }
+    }
+    return ferror(file) == 0 ? bytes : nil
+  }
+}
+
+extension Logger.Level: @retroactive ExpressibleByArgument {}
