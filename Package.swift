@@ -54,6 +54,12 @@ let package = Package(
       ],
       swiftSettings: strictSettings
     ),
+    .executableTarget(
+      name: "core-benchmarks",
+      dependencies: ["NavigationCore", "NavJSON", "NavStateAPI"],
+      path: "Benchmarks/CoreBenchmarks",
+      swiftSettings: strictSettings
+    ),
     .testTarget(name: "NavJSONTests", dependencies: ["NavJSON"], swiftSettings: strictSettings),
     .testTarget(
       name: "NavigationCoreTests",
@@ -67,7 +73,7 @@ let package = Package(
     ),
     .testTarget(
       name: "NavStateIntegrationTests",
-      dependencies: ["NavJSON"],
+      dependencies: ["NavJSON", "navstate"],
       swiftSettings: strictSettings
     ),
   ],

@@ -1,7 +1,7 @@
 import Dispatch
 
 /// Ends idle sessions on a timer of its own, off the request threads.
-public final class ExpirySweeper: Sendable {
+public final class ExpirySweeper {
   private let timer: any DispatchSourceTimer
 
   /// Checks `interval` seconds apart: often enough that a session outlives its TTL by at most

@@ -64,7 +64,7 @@ public final class NavStateService: Sendable {
   }
 
   private func decode(_ operation: String, _ body: JSONValue) throws(APIProblem) -> Command {
-    do {
+    do throws(NavigationError) {
       return try CommandDecoder.command(operation, body: body)
     } catch {
       throw APIProblem(error)
@@ -118,7 +118,7 @@ public final class NavStateService: Sendable {
         throw APIProblem(NavigationError(.invalidRequest, "'graph' must be a graph name"))
       }
       if let rootValue = object["root"], rootValue != .null {
-        do {
+        do throws(NavigationError) {
           root = try CommandDecoder.rootRequest(rootValue)
         } catch {
           throw APIProblem(error)
@@ -202,7 +202,7 @@ public final class NavStateService: Sendable {
       try Self.touch(&data, store: store)
       try Self.checkPrecondition(request, version: data.navigation.version)
       let events: [NavigationEvent]
-      do {
+      do throws(NavigationError) {
         events = try data.navigation.apply(command)
       } catch {
         throw APIProblem(error)

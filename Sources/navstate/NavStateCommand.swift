@@ -35,7 +35,7 @@ struct NavStateCommand: ParsableCommand {
   var defaultGraph = "demo"
 
   @Option(help: "HTTP worker threads (default: the number of cores).")
-  var threads = HTTPServerConfiguration.processorCount
+  var threads: Int?
 
   @Option(help: "Sessions held at once; creation beyond answers 503.")
   var maxSessions = 100_000
@@ -65,7 +65,7 @@ struct NavStateCommand: ParsableCommand {
   var logLevel: Logger.Level = .info
 
   func validate() throws {
-    guard threads >= 1 else { throw ValidationError("--threads must be at least 1") }
+    guard (threads ?? 1) >= 1 else { throw ValidationError("--threads must be at least 1") }
     guard maxSessions >= 1 else { throw ValidationError("--max-sessions must be at least 1") }
     guard sessionTtl > 0 else { throw ValidationError("--session-ttl must be more than 0") }
     guard maxCoordinators >= 1 else { throw ValidationError("--max-coordinators must be at least 1") }
@@ -100,7 +100,7 @@ struct NavStateCommand: ParsableCommand {
     var serverConfiguration = HTTPServerConfiguration()
     serverConfiguration.host = host
     serverConfiguration.port = port
-    serverConfiguration.threads = threads
+    if let threads { serverConfiguration.threads = threads }
     serverConfiguration.maxBodyBytes = maxBodyBytes
     serverConfiguration.connectionLimit = maxConnections
     serverConfiguration.connectionsPerIP = maxConnectionsPerIp
@@ -116,11 +116,11 @@ struct NavStateCommand: ParsableCommand {
     let sweeper = ExpirySweeper(store: store, interval: min(1, max(0.05, sessionTtl / 4)))
     let shownHost = host.contains(":") ? "[\(host)]" : host
     print("listening on http://\(shownHost):\(server.port)")
-    fflush(stdout)
+    fflush(nil)
     logger.info(
       "serving",
       metadata: [
-        "graphs": "\(graphs.map(\.name).joined(separator: ","))", "threads": "\(threads)",
+        "graphs": "\(graphs.map(\.name).joined(separator: ","))", "threads": "\(serverConfiguration.threads)",
       ])
 
     let signalName = ShutdownSignal.wait()

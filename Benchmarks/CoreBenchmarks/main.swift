@@ -1,0 +1,83 @@
+// Micro-benchmarks of the navigation core and of state encoding, in ns per operation.
+// Run: swift run -c release core-benchmarks [--smoke]
+import NavJSON
+import NavStateAPI
+import NavigationCore
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+func nanoseconds() -> UInt64 {
+  var spec = timespec()
+  clock_gettime(CLOCK_MONOTONIC, &spec)
+  return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
+}
+
+/// Runs `body` `iterations` times, five rounds, and reports the best round's ns per iteration.
+func measure(_ name: String, iterations: Int, _ body: () throws -> Void) rethrows {
+  var best = UInt64.max
+  for _ in 0..<5 {
+    let start = nanoseconds()
+    for _ in 0..<iterations { try body() }
+    best = min(best, nanoseconds() - start)
+  }
+  let perOp = Double(best) / Double(iterations)
+  print("\(name.padding(toLength: 44, withPad: " ", startingAt: 0)) \(String(format: "%10.0f", perOp)) ns/op")
+}
+
+extension String {
+  fileprivate init(format: String, _ value: Double) {
+    let rounded = Int(value.rounded())
+    let text = String(rounded)
+    self = String(repeating: " ", count: max(0, 10 - text.count)) + text
+  }
+}
+
+let smoke = CommandLine.arguments.contains("--smoke")
+let scale = smoke ? 1 : 100
+let graphs = try BuiltInGraphs.load()
+guard let demo = graphs.first(where: { $0.name == "demo" }) else { exit(1) }
+
+func detail(_ id: Int) -> RouteRequest { RouteRequest(route: "detail", params: ["id": .int(id)]) }
+
+// A 4-deep tree: master, detail, detail, then push+pop a fourth.
+var (state, _) = try NavigationState.start(graph: demo)
+_ = try state.apply(.push(detail(1)))
+_ = try state.apply(.push(detail(2)))
+try measure("push+pop on a 4-deep tree", iterations: 1000 * scale) {
+  _ = try state.apply(.push(detail(3)))
+  _ = try state.apply(.pop())
+}
+
+func path(_ ids: [Int]) -> [PathEntry] {
+  [PathEntry(route: "master", presentation: .root)]
+    + ids.map { PathEntry(route: "detail", params: ["id": .int($0)], presentation: .push) }
+}
+let pathA = path(Array(1...9))
+let pathB = path(Array(1...4) + Array(100...104))
+_ = try state.apply(.setPath(pathA))
+var flip = false
+try measure("reconcile of a 10-deep path (5 kept, 5 new)", iterations: 200 * scale) {
+  flip.toggle()
+  _ = try state.apply(.setPath(flip ? pathB : pathA))
+}
+
+var (small, _) = try NavigationState.start(graph: demo)
+_ = try small.apply(.push(detail(1)))
+_ = try small.apply(.push(detail(2)))
+_ = try small.apply(.present(RouteRequest(route: "settings"), style: .sheet))
+let times = SessionTimes(
+  createdAt: .now(), updatedAt: .now(), expiresAt: Timestamp.now().adding(seconds: 1800))
+var bytes = 0
+measure("encode a 4-deep state as JSON", iterations: 1000 * scale) {
+  var writer = JSONWriter(capacity: 1024)
+  StateJSON.writeState(small, id: "abcdefghijklmnopqrstuv", times: times, into: &writer)
+  bytes = writer.bytes.count
+}
+print("(a 4-deep state is \(bytes) bytes of JSON)")
+
+let body = Array(#"{"route":"detail","params":{"id":42},"singleTop":false}"#.utf8)
+try measure("decode a push body into a command", iterations: 1000 * scale) {
+  _ = try CommandDecoder.command("push", body: try JSONParser.parse(body))
+}

@@ -1,0 +1,24 @@
+# The same steps as the README: build with the official Swift image and libmicrohttpd-dev, run on
+# a slim image that has only the shared library. (No Docker engine runs where NavState is
+# developed, so this file follows the README's commands rather than being tested on its own.)
+FROM swift:6.1-bookworm AS build
+RUN apt-get update && apt-get install -y --no-install-recommends libmicrohttpd-dev pkg-config \
+    && rm -rf /var/lib/apt/lists/*
+WORKDIR /src
+COPY Package.swift ./
+COPY Sources ./Sources
+COPY Tests ./Tests
+RUN swift build -c release --product navstate --static-swift-stdlib \
+    && mkdir -p /out \
+    && cp "$(swift build -c release --show-bin-path)/navstate" /out/ \
+    && cp -R "$(swift build -c release --show-bin-path)/NavState_NavigationCore.resources" /out/
+
+FROM debian:bookworm-slim
+RUN apt-get update && apt-get install -y --no-install-recommends libmicrohttpd12 curl ca-certificates \
+    && rm -rf /var/lib/apt/lists/* \
+    && useradd --system --uid 10001 --no-create-home navstate
+COPY --from=build /out/ /app/
+USER navstate
+EXPOSE 8080
+HEALTHCHECK --interval=10s --timeout=2s --retries=3 CMD curl -fsS http://127.0.0.1:8080/healthz || exit 1
+ENTRYPOINT ["/app/navstate", "--host", "0.0.0.0", "--port", "8080"]

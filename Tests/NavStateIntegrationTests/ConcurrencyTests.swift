@@ -1,0 +1,64 @@
+import Foundation
+import NavJSON
+import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+@Suite("Concurrency and expiry")
+struct ConcurrencyTests {
+  @Test("eight clients pushing and popping one session lose no update")
+  func eightClients() async throws {
+    let server = try ServerProcess()
+    defer { server.stop() }
+    let session = try TestSession(server.client)
+    let rounds = 25
+    let client = server.client
+    let (path, token) = (session.path, session.token)
+    let outcomes = try await withThrowingTaskGroup(of: [Int].self) { group in
+      for worker in 0..<8 {
+        group.addTask {
+          var statuses: [Int] = []
+          for round in 0..<rounds {
+            let push = try client.json(
+              "POST", "\(path)/push", token: token,
+              body: ["route": "detail", "params": ["id": .int(worker * 1000 + round)]])
+            statuses.append(push.status)
+            let pop = try client.json("POST", "\(path)/pop", token: token, body: [:])
+            statuses.append(pop.status)
+          }
+          return statuses
+        }
+      }
+      var all: [Int] = []
+      for try await statuses in group { all += statuses }
+      return all
+    }
+    let succeeded = outcomes.filter { $0 == 200 }.count
+    // A pop may find nothing to pop when other clients popped first; nothing else may fail.
+    #expect(outcomes.allSatisfy { $0 == 200 || $0 == 409 })
+    let state = try session.get().json
+    let version = try #require(state["version"]?.intValue)
+    #expect(version == 1 + succeeded)
+    // Every started coordinator was stopped or is still on the path: the log agrees with the state.
+    let log = try server.client.json("GET", "\(path)/events?after=0", token: token).json
+    let events = try #require(log["events"]?.arrayValue)
+    let started = events.filter { $0["type"] == "coordinator.started" }.count
+    let stopped = events.filter { $0["type"] == "coordinator.stopped" }.count
+    let live = try #require(state["path"]?.arrayValue?.count)
+    #expect(started - stopped == live)
+    let seqs = events.compactMap { $0["seq"]?.intValue }
+    #expect(seqs == Array(1...seqs.count))
+  }
+
+  @Test("an idle session expires after --session-ttl")
+  func expiry() throws {
+    let server = try ServerProcess(["--session-ttl", "0.5"])
+    defer { server.stop() }
+    let session = try TestSession(server.client)
+    #expect(try session.get().status == 200)
+    usleep(1_500_000)
+    #expect(try session.get().status == 404)
+  }
+}

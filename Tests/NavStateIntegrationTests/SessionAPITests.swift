@@ -1,0 +1,233 @@
+import NavJSON
+import Testing
+
+@Suite("Sessions and operations over HTTP")
+struct SessionAPITests {
+  let server: ServerProcess
+  var client: HTTPTestClient { server.client }
+
+  init() throws {
+    server = try ServerProcess()
+  }
+
+  @Test("creation answers 201 with Location, ETag, state and a 256-bit token")
+  func create() throws {
+    let session = try TestSession(client)
+    #expect(session.created.header("Location") == "/v1/sessions/\(session.id)")
+    #expect(session.created.header("ETag") == "\"1\"")
+    #expect(session.token.count == 43)
+    let state = try #require(session.created.json["session"])
+    #expect(state["graph"] == "demo")
+    #expect(state["version"] == 1)
+    #expect(state["active"] == "c1")
+    #expect(state["root"]?["route"] == "master")
+    #expect(state["root"]?["children"] == [])
+    for field in ["createdAt", "updatedAt", "expiresAt"] {
+      #expect(state[field]?.stringValue?.hasSuffix("Z") == true)
+    }
+    let other = try TestSession(client)
+    #expect(other.id != session.id)
+    #expect(other.token != session.token)
+  }
+
+  @Test("GET answers the state with its version as ETag")
+  func get() throws {
+    let session = try TestSession(client)
+    _ = try session.call("push", ["route": "detail", "params": ["id": 7]])
+    let state = try session.get()
+    #expect(state.status == 200)
+    #expect(state.header("ETag") == "\"2\"")
+    #expect(TestSession.routes(state) == ["master", "detail"])
+    #expect(state.json["path"]?[1]?["params"] == ["id": 7])
+  }
+
+  @Test("a whole walk: push, present, back, deep link, teardown, delete")
+  func walk() throws {
+    let session = try TestSession(client)
+    let pushed = try session.call("push", ["route": "detail", "params": ["id": 1]])
+    #expect(pushed.status == 200)
+    #expect(TestSession.events(pushed).map(\.type) == ["coordinator.started"])
+    let presented = try session.call("present", ["route": "settings", "style": "sheet"])
+    #expect(TestSession.routes(presented) == ["master", "detail", "settings"])
+    let back = try session.call("back", ["result": ["saved": true]])
+    #expect(TestSession.routes(back) == ["master", "detail"])
+    #expect(TestSession.events(back).map(\.type) == ["coordinator.stopped", "coordinator.resumed"])
+    #expect(back.json["events"]?[1]?["result"] == ["saved": true])
+    let linked = try session.call("deeplink", ["url": "myapp://master/detail/5/settings"])
+    #expect(TestSession.routes(linked) == ["master", "detail", "settings"])
+    #expect(linked.json["session"]?["path"]?[1]?["params"] == ["id": 5])
+    let detailID = try #require(linked.json["session"]?["path"]?[1]?["id"]?.stringValue)
+    let torn = try client.json("DELETE", "\(session.path)/coordinators/\(detailID)", token: session.token)
+    #expect(torn.status == 200)
+    #expect(TestSession.events(torn).map(\.type) == ["coordinator.stopped", "coordinator.stopped"])
+    #expect(torn.json["events"]?[0]?["route"] == "settings")
+    #expect(torn.json["events"]?[1]?["reason"] == "teardown")
+    let again = try client.json("DELETE", "\(session.path)/coordinators/\(detailID)", token: session.token)
+    #expect(again.status == 204)
+    let never = try client.json("DELETE", "\(session.path)/coordinators/c999", token: session.token)
+    #expect(never.status == 404)
+    #expect(never.json["code"] == "unknown_coordinator")
+    let root = try client.json("DELETE", "\(session.path)/coordinators/c1", token: session.token)
+    #expect(root.status == 409)
+    #expect(root.json["code"] == "cannot_tear_down_root")
+    let deleted = try client.json("DELETE", session.path, token: session.token)
+    #expect(deleted.status == 204)
+    #expect(try session.get().status == 404)
+  }
+
+  @Test("deleting a session stops every coordinator, children first, then session.ended")
+  func deleteCascade() throws {
+    let session = try TestSession(client)
+    _ = try session.call("push", ["route": "detail", "params": ["id": 1]])
+    _ = try session.call("present", ["route": "settings"])
+    let before = try client.json("GET", "\(session.path)/events?after=0", token: session.token)
+    let lastSeq = try #require(before.json["lastSeq"]?.intValue)
+    _ = try client.json("DELETE", session.path, token: session.token)
+    // The log is gone with the session; the cascade is checked in the core's tests, and here
+    // the server's service-wide counters must come back down.
+    #expect(lastSeq == 3)
+  }
+
+  @Test("every refusal is a problem document with a stable code")
+  func refusals() throws {
+    let session = try TestSession(client)
+    let cases: [(String, JSONValue, Int, String)] = [
+      ("pop", [:], 409, "nothing_to_pop"),
+      ("dismiss", [:], 409, "nothing_to_dismiss"),
+      ("back", [:], 409, "nothing_to_go_back_to"),
+      ("push", ["route": "nowhere"], 422, "unknown_route"),
+      ("push", ["route": "detail"], 422, "invalid_params"),
+      ("push", ["route": "detail", "params": ["id": "x"]], 422, "invalid_params"),
+      ("push", ["route": "login"], 422, "route_not_allowed"),
+      ("push", ["route": "settings"], 422, "presentation_not_allowed"),
+      ("select-tab", ["tab": 1], 409, "no_tab_container"),
+      ("deeplink", ["url": "/master/nowhere"], 422, "no_route_for_url"),
+      ("push", ["route": "detail", "params": ["id": 1], "singletop": true], 422, "invalid_request"),
+      ("pop", ["count": 1, "toRoot": true], 422, "invalid_request"),
+    ]
+    for (operation, body, status, code) in cases {
+      let response = try session.call(operation, body)
+      #expect(response.status == status, "\(operation) \(body.encodedString)")
+      #expect(response.json["code"]?.stringValue == code, "\(operation) \(body.encodedString)")
+      #expect(response.header("Content-Type") == "application/problem+json")
+      #expect(response.json["type"]?.stringValue?.isEmpty == false)
+      #expect(response.json["title"]?.stringValue?.isEmpty == false)
+      #expect(response.json["detail"]?.stringValue?.isEmpty == false)
+      #expect(response.json["status"]?.intValue == status)
+    }
+    #expect(try session.get().json["version"] == 1)
+  }
+
+  @Test("a refused batch names the op and changes nothing")
+  func batch() throws {
+    let session = try TestSession(client)
+    let ops: JSONValue = [
+      "ops": [
+        ["op": "push", "route": "detail", "params": ["id": 1]],
+        ["op": "present", "route": "settings"],
+        ["op": "push", "route": "nowhere"],
+      ]
+    ]
+    let refused = try session.call("batch", ops)
+    #expect(refused.status == 422)
+    #expect(refused.json["opIndex"] == 2)
+    #expect(try session.get().json["version"] == 1)
+    let applied = try session.call(
+      "batch",
+      ["ops": [["op": "push", "route": "detail", "params": ["id": 1]], ["op": "present", "route": "settings"]]])
+    #expect(applied.status == 200)
+    #expect(applied.json["session"]?["version"] == 2)
+    #expect(TestSession.events(applied).count == 2)
+  }
+
+  @Test("PUT state keeps the common prefix and its ids")
+  func putState() throws {
+    let session = try TestSession(client)
+    _ = try session.call("push", ["route": "detail", "params": ["id": 1]])
+    let response = try client.json(
+      "PUT", "\(session.path)/state", token: session.token,
+      body: [
+        "path": [
+          ["route": "master", "presentation": "root"],
+          ["route": "detail", "params": ["id": 1], "presentation": "push"],
+          ["route": "detail", "params": ["id": 2], "presentation": "push"],
+        ]
+      ])
+    #expect(response.status == 200)
+    let ids = response.json["session"]?["path"]?.arrayValue?.compactMap { $0["id"]?.stringValue }
+    #expect(ids == ["c1", "c2", "c3"])
+  }
+
+  @Test("If-Match applies only at that version; 412 carries the current one")
+  func ifMatch() throws {
+    let session = try TestSession(client)
+    let stale = try session.call(
+      "push", ["route": "detail", "params": ["id": 1]], headers: [("If-Match", "\"7\"")])
+    #expect(stale.status == 412)
+    #expect(stale.json["code"] == "version_mismatch")
+    #expect(stale.json["version"] == 1)
+    let fresh = try session.call(
+      "push", ["route": "detail", "params": ["id": 1]], headers: [("If-Match", "\"1\"")])
+    #expect(fresh.status == 200)
+    #expect(fresh.header("ETag") == "\"2\"")
+  }
+
+  @Test("tokens: none is 401, a wrong one and an unknown session are the same 404")
+  func auth() throws {
+    let session = try TestSession(client)
+    let missing = try client.request("GET", session.path)
+    #expect(missing.status == 401)
+    #expect(missing.header("WWW-Authenticate") == "Bearer")
+    let wrong = try client.json("GET", session.path, token: String(repeating: "A", count: 43))
+    let unknown = try client.json("GET", "/v1/sessions/nosuchsession", token: session.token)
+    #expect(wrong.status == 404)
+    #expect(unknown.status == 404)
+    #expect(wrong.body == unknown.body)
+  }
+
+  @Test("malformed JSON 400, wrong media type 415, deep nesting refused, huge body 413")
+  func hostileBodies() throws {
+    let session = try TestSession(client)
+    let auth = [("Authorization", "Bearer \(session.token)")]
+    let malformed = try client.request(
+      "POST", "\(session.path)/push", headers: auth + [("Content-Type", "application/json")],
+      body: Array(#"{"route": "detail""#.utf8))
+    #expect(malformed.status == 400)
+    #expect(malformed.json["code"] == "malformed_json")
+    let mediaType = try client.request(
+      "POST", "\(session.path)/push", headers: auth + [("Content-Type", "text/plain")],
+      body: Array(#"{"route":"detail"}"#.utf8))
+    #expect(mediaType.status == 415)
+    let nested = String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000)
+    let deep = try client.request(
+      "POST", "\(session.path)/pop", headers: auth + [("Content-Type", "application/json")],
+      body: Array(#"{"result":\#(nested)}"#.utf8))
+    #expect(deep.status == 400)
+    let huge = try client.request(
+      "POST", "\(session.path)/push", headers: auth + [("Content-Type", "application/json")],
+      body: [UInt8](repeating: UInt8(ascii: " "), count: 200_000))
+    #expect(huge.status == 413)
+    #expect(try client.request("GET", "/healthz").status == 200)
+  }
+
+  @Test("unknown path 404, wrong method 405 with Allow")
+  func routing() throws {
+    let notFound = try client.request("GET", "/v1/nothing")
+    #expect(notFound.status == 404)
+    let wrongMethod = try client.request("PATCH", "/v1/sessions")
+    #expect(wrongMethod.status == 405)
+    #expect(wrongMethod.header("Allow")?.contains("POST") == true)
+  }
+
+  @Test("creation beyond --max-sessions is refused with 503 and Retry-After")
+  func sessionLimit() throws {
+    let small = try ServerProcess(["--max-sessions", "2"])
+    defer { small.stop() }
+    _ = try TestSession(small.client)
+    _ = try TestSession(small.client)
+    let refused = try small.client.json("POST", "/v1/sessions")
+    #expect(refused.status == 503)
+    #expect(refused.header("Retry-After") != nil)
+    #expect(refused.json["code"] == "too_many_sessions")
+  }
+}
