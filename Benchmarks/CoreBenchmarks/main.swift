@@ -23,15 +23,12 @@ func measure(_ name: String, iterations: Int, _ body: () throws -> Void) rethrow
     best = min(best, nanoseconds() - start)
   }
   let perOp = Double(best) / Double(iterations)
-  print("\(name.padding(toLength: 44, withPad: " ", startingAt: 0)) \(String(format: "%10.0f", perOp)) ns/op")
+  print("\(padded(name, 44)) \(padded(String(Int(perOp.rounded())), 10, left: true)) ns/op")
 }
 
-extension String {
-  fileprivate init(format: String, _ value: Double) {
-    let rounded = Int(value.rounded())
-    let text = String(rounded)
-    self = String(repeating: " ", count: max(0, 10 - text.count)) + text
-  }
+func padded(_ text: String, _ width: Int, left: Bool = false) -> String {
+  let fill = String(repeating: " ", count: max(0, width - text.count))
+  return left ? fill + text : text + fill
 }
 
 let smoke = CommandLine.arguments.contains("--smoke")

@@ -52,6 +52,11 @@ public enum JSONValue: Sendable, Equatable, Hashable {
     objectValue?[key]
   }
 
+  public subscript(index: Int) -> JSONValue? {
+    guard let elements = arrayValue, elements.indices.contains(index) else { return nil }
+    return elements[index]
+  }
+
   /// A short name of the value's kind, for error messages.
   public var kindName: String {
     switch self {
@@ -110,5 +115,11 @@ extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral,
   public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
   public init(dictionaryLiteral elements: (String, JSONValue)...) {
     self = .object(JSONObject(elements.map { JSONObject.Member(key: $0.0, value: $0.1) }))
+  }
+}
+
+extension JSONObject: ExpressibleByDictionaryLiteral {
+  public init(dictionaryLiteral elements: (String, JSONValue)...) {
+    self.init(elements.map { Member(key: $0.0, value: $0.1) })
   }
 }

@@ -6,6 +6,12 @@ public struct SessionTimes: Sendable {
   public var createdAt: Timestamp
   public var updatedAt: Timestamp
   public var expiresAt: Timestamp
+
+  public init(createdAt: Timestamp, updatedAt: Timestamp, expiresAt: Timestamp) {
+    self.createdAt = createdAt
+    self.updatedAt = updatedAt
+    self.expiresAt = expiresAt
+  }
 }
 
 /// The JSON shapes of SPEC section 5, written straight into a `JSONWriter`.

@@ -77,6 +77,7 @@ struct NavStateCommand: ParsableCommand {
   }
 
   func run() throws {
+    ShutdownSignal.block()
     let level = logLevel
     LoggingSystem.bootstrap { label in
       var handler = StreamLogHandler.standardError(label: label)

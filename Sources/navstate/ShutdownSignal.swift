@@ -1,39 +1,32 @@
-import Dispatch
-import Synchronization
-
 #if canImport(Glibc)
   import Glibc
 #endif
 
-/// Blocks the main thread until SIGINT or SIGTERM arrives.
+/// SIGINT and SIGTERM, taken synchronously with `sigwait`.
+///
+/// The signals are blocked before any thread starts, so every thread inherits the mask and the
+/// signal can only be taken by `wait()`. This works whatever mask the parent process left us
+/// (a test runner may start the server with signals blocked, which defeats signal handlers).
 enum ShutdownSignal {
-  static func wait() -> String {
-    let received = DispatchSemaphore(value: 0)
-    let queue = DispatchQueue(label: "navstate.signals")
-    let name = SignalName()
-    var sources: [any DispatchSourceSignal] = []
-    for (number, label) in [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM")] {
-      // Ignore the default action so that the dispatch source sees the signal instead.
-      signal(number, SIG_IGN)
-      let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-      source.setEventHandler {
-        name.set(label)
-        received.signal()
-      }
-      source.resume()
-      sources.append(source)
-    }
-    received.wait()
-    for source in sources { source.cancel() }
-    return name.value
+  private static func signalSet() -> sigset_t {
+    var set = sigset_t()
+    sigemptyset(&set)
+    sigaddset(&set, SIGINT)
+    sigaddset(&set, SIGTERM)
+    return set
   }
-}
 
-/// The name of the signal that arrived, handed from the signal queue to the main thread.
-private final class SignalName: Sendable {
-  private let stored = Mutex("signal")
+  /// Call first thing, before any thread is started.
+  static func block() {
+    var set = signalSet()
+    pthread_sigmask(SIG_BLOCK, &set, nil)
+  }
 
-  func set(_ value: String) { stored.withLock { $0 = value } }
-
-  var value: String { stored.withLock { $0 } }
+  /// Blocks the calling thread until SIGINT or SIGTERM arrives; returns its name.
+  static func wait() -> String {
+    var set = signalSet()
+    var received: Int32 = 0
+    while sigwait(&set, &received) != 0 {}
+    return received == SIGINT ? "SIGINT" : "SIGTERM"
+  }
 }

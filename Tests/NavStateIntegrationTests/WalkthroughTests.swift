@@ -28,7 +28,7 @@ struct WalkthroughTests {
     process.waitUntilExit()
     #expect(process.terminationStatus == 0, "\(printed)")
     let lines = printed.split(separator: "\n").map(String.init)
-    #expect(lines.count == 8, "\(printed)")
+    #expect(lines.count == 7, "\(printed)")
     #expect(lines.first == #"["master","detail","coordinator.started"]"#)
     #expect(lines.dropFirst().first == #"["master","detail","settings"]"#)
     #expect(lines.dropFirst(2).first == #"["coordinator.stopped","coordinator.resumed"]"#)
