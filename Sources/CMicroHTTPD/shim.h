@@ -1,0 +1,103 @@
+// C helpers for the parts of libmicrohttpd (0.9.75) that Swift cannot call or import.
+// Only the Swift module MicroHTTPServer imports this; every helper is prefixed `cmhd_`.
+#ifndef CMICROHTTPD_SHIM_H
+#define CMICROHTTPD_SHIM_H
+
+#include <stdint.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <microhttpd.h>
+
+/// Signature of MHD_OPTION_URI_LOG_CALLBACK. The header documents it only in prose, so Swift
+/// has no typedef to name.
+typedef void *(*cmhd_uri_log_callback)(void *cls, const char *uri,
+                                       struct MHD_Connection *connection);
+
+/// Why: MHD_OPTION_UNESCAPE_CALLBACK wants a function, and MHD's default one percent-decodes
+/// the path and query arguments in place. We read the raw request target from the URI log
+/// callback and decode only what the application asks for, so MHD's pass is wasted work.
+/// Returning the unchanged length keeps every string as received.
+static inline size_t cmhd_unescape_nothing(void *cls, struct MHD_Connection *connection,
+                                           char *value) {
+  (void)cls;
+  (void)connection;
+  return strlen(value);
+}
+
+/// Why: MHD_start_daemon is variadic (an MHD_OPTION list ended by MHD_OPTION_END), which Swift
+/// cannot call. This builds the one option list the server uses.
+///
+/// - listen_fd: a bound, listening socket made by the caller (MHD_OPTION_LISTEN_SOCKET), so bind
+///   errors such as EADDRINUSE reach Swift with their errno instead of a bare NULL.
+/// - thread_pool_size: MHD_OPTION_THREAD_POOL_SIZE; must be >= 2 with MHD_USE_EPOLL (a pool of 1
+///   silently becomes the single-thread epoll mode).
+/// - per_ip_limit: MHD_OPTION_PER_IP_CONNECTION_LIMIT; 0 means no cap.
+/// - logger: NULL leaves MHD_OPTION_EXTERNAL_LOGGER unset (then MHD logs only with
+///   MHD_USE_ERROR_LOG, to stderr).
+static inline struct MHD_Daemon *cmhd_start_daemon(
+  unsigned int flags, int listen_fd, unsigned int thread_pool_size,
+  unsigned int connection_limit, unsigned int per_ip_limit, unsigned int timeout_seconds,
+  size_t memory_limit, MHD_AccessHandlerCallback access_handler, void *access_cls,
+  MHD_RequestCompletedCallback completed, void *completed_cls,
+  cmhd_uri_log_callback uri_log, void *uri_log_cls, MHD_LogCallback logger, void *logger_cls)
+{
+  // Each value is passed with the exact type MHD reads with va_arg.
+  // MHD_OPTION_EXTERNAL_LOGGER may not be given a NULL function, hence two calls.
+  if (NULL == logger)
+    return MHD_start_daemon(
+      flags, 0, NULL, NULL, access_handler, access_cls,
+      MHD_OPTION_LISTEN_SOCKET, (MHD_socket)listen_fd,
+      MHD_OPTION_THREAD_POOL_SIZE, thread_pool_size,
+      MHD_OPTION_CONNECTION_LIMIT, connection_limit,
+      MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip_limit,
+      MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
+      MHD_OPTION_CONNECTION_MEMORY_LIMIT, memory_limit,
+      MHD_OPTION_UNESCAPE_CALLBACK, &cmhd_unescape_nothing, (void *)NULL,
+      MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
+      MHD_OPTION_URI_LOG_CALLBACK, uri_log, uri_log_cls,
+      MHD_OPTION_END);
+  return MHD_start_daemon(
+    flags, 0, NULL, NULL, access_handler, access_cls,
+    MHD_OPTION_EXTERNAL_LOGGER, logger, logger_cls,  // first, or MHD logs to stderr until then
+    MHD_OPTION_LISTEN_SOCKET, (MHD_socket)listen_fd,
+    MHD_OPTION_THREAD_POOL_SIZE, thread_pool_size,
+    MHD_OPTION_CONNECTION_LIMIT, connection_limit,
+    MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip_limit,
+    MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
+    MHD_OPTION_CONNECTION_MEMORY_LIMIT, memory_limit,
+    MHD_OPTION_UNESCAPE_CALLBACK, &cmhd_unescape_nothing, (void *)NULL,
+    MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
+    MHD_OPTION_URI_LOG_CALLBACK, uri_log, uri_log_cls,
+    MHD_OPTION_END);
+}
+
+/// Why: MHD_get_daemon_info is variadic. Returns the port the listen socket is bound to
+/// (MHD_DAEMON_INFO_BIND_PORT), 0 if MHD cannot tell.
+static inline uint16_t cmhd_bind_port(struct MHD_Daemon *daemon) {
+  const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
+  return (NULL == info) ? 0 : info->port;
+}
+
+/// Why: MHD_get_connection_info is variadic. Returns the peer address of a connection
+/// (MHD_CONNECTION_INFO_CLIENT_ADDRESS), NULL if unknown.
+static inline const struct sockaddr *cmhd_client_address(struct MHD_Connection *connection) {
+  const union MHD_ConnectionInfo *info =
+    MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+  return (NULL == info) ? NULL : info->client_addr;
+}
+
+/// Why: MHD_SIZE_UNKNOWN is a macro with a cast, which Swift does not import.
+static inline uint64_t cmhd_size_unknown(void) { return MHD_SIZE_UNKNOWN; }
+
+/// Why: MHD_CONTENT_READER_END_OF_STREAM is a macro with a cast, which Swift does not import.
+static inline ssize_t cmhd_content_reader_end_of_stream(void) {
+  return MHD_CONTENT_READER_END_OF_STREAM;
+}
+
+/// Why: MHD_CONTENT_READER_END_WITH_ERROR is a macro with a cast, which Swift does not import.
+static inline ssize_t cmhd_content_reader_end_with_error(void) {
+  return MHD_CONTENT_READER_END_WITH_ERROR;
+}
+
+#endif

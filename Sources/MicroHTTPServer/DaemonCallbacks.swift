@@ -1,0 +1,84 @@
+internal import CMicroHTTPD
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
+
+// The daemon-wide C callbacks. Free functions, because only a reference to a `func` (or a literal
+// closure) becomes a C function pointer; they capture nothing, run on MHD's worker threads, and
+// find the server through `cls` (the retained ServerContext) and the request through `*con_cls`.
+
+/// MHD_OPTION_URI_LOG_CALLBACK: the request line has been parsed. Its return value becomes
+/// `*con_cls`, so this is where per-request state starts; it is also the one place that sees the
+/// target as received, before MHD cuts off the query and splits it in place.
+func mhdRequestStarted(
+  _ cls: UnsafeMutableRawPointer?, _ uri: UnsafePointer<CChar>?, _ connection: OpaquePointer?
+) -> UnsafeMutableRawPointer? {
+  let target = uri.map { String(cString: $0) } ?? ""
+  return Unmanaged.passRetained(RequestState(target: target)).toOpaque()
+}
+
+/// MHD_OPTION_NOTIFY_COMPLETED: the request is over (answered, failed, timed out, or the daemon
+/// is stopping). Releases the per-request state taken in `mhdRequestStarted`.
+func mhdRequestCompleted(
+  _ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?,
+  _ conCls: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
+  _ reason: MHD_RequestTerminationCode
+) {
+  guard let cls, let conCls, let raw = conCls.pointee else { return }
+  conCls.pointee = nil
+  let request = Unmanaged<RequestState>.fromOpaque(raw).takeRetainedValue()
+  if request.counted {
+    let context = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue()
+    context.inFlight.subtract(1, ordering: .releasing)
+  }
+}
+
+/// MHD_AccessHandlerCallback: called once with the headers, once per piece of body, and once
+/// more when the request is complete.
+func mhdAccess(
+  _ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?, _ url: UnsafePointer<CChar>?,
+  _ method: UnsafePointer<CChar>?, _ version: UnsafePointer<CChar>?,
+  _ uploadData: UnsafePointer<CChar>?, _ uploadDataSize: UnsafeMutablePointer<Int>?,
+  _ conCls: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
+) -> MHD_Result {
+  guard let cls, let connection, let uploadDataSize, let conCls else { return .NO }
+  let context = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue()
+  let request: RequestState
+  if let raw = conCls.pointee {
+    request = Unmanaged<RequestState>.fromOpaque(raw).takeUnretainedValue()
+  } else {
+    // mhdRequestStarted always sets it; keep going should MHD ever skip it.
+    request = RequestState(target: url.map { String(cString: $0) } ?? "/")
+    conCls.pointee = Unmanaged.passRetained(request).toOpaque()
+  }
+  let exchange = Exchange(context: context, connection: connection, request: request)
+  if !request.started {
+    return exchange.begin(method: method.map { String(cString: $0) } ?? "")
+  }
+  let count = uploadDataSize.pointee
+  if count > 0 {
+    uploadDataSize.pointee = 0  // all of it is consumed (kept or dropped)
+    guard let uploadData else { return .NO }
+    return exchange.receive(UnsafeRawBufferPointer(start: uploadData, count: count))
+  }
+  return exchange.complete()
+}
+
+/// MHD_OPTION_EXTERNAL_LOGGER: formats MHD's printf-style message for the configured log.
+func mhdLog(
+  _ cls: UnsafeMutableRawPointer?, _ format: UnsafePointer<CChar>?, _ arguments: CVaListPointer?
+) {
+  guard let cls, let format, let arguments else { return }
+  let context = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue()
+  var buffer = [CChar](repeating: 0, count: 1024)
+  _ = buffer.withUnsafeMutableBufferPointer { pointer in
+    vsnprintf(pointer.baseAddress, pointer.count, format, arguments)
+  }
+  let bytes = buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+  var message = String(decoding: bytes, as: UTF8.self)
+  while message.last == "\n" { message.removeLast() }
+  context.log(message)
+}

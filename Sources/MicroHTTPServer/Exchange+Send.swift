@@ -1,0 +1,55 @@
+internal import CMicroHTTPD
+
+extension Exchange {
+  /// Turns `response` into an MHD response and queues it. With `close`, or while the server is
+  /// stopping, the connection is closed after the answer (`Connection: close`). A status outside
+  /// 200...999 (1xx cannot be a final answer here) is sent as 500.
+  func send(_ response: HTTPResponse, close: Bool) -> MHD_Result {
+    let status = (200...999).contains(response.status) ? response.status : 500
+    let mhdResponse: OpaquePointer?
+    switch response.body {
+    case .bytes(let bytes):
+      // MUST_COPY: one copy into memory MHD owns. Handing MHD the array's own storage would
+      // need a pointer that outlives withUnsafeBytes, which Swift does not promise.
+      mhdResponse = bytes.withUnsafeBytes { raw in
+        MHD_create_response_from_buffer(
+          raw.count, UnsafeMutableRawPointer(mutating: raw.baseAddress),
+          MHD_ResponseMemoryMode.RESPMEM_MUST_COPY)
+      }
+    case .stream(let stream):
+      guard context.streams.attach(stream, to: UnsafeHandle(pointer: connection)) else {
+        context.log("an HTTPStream was returned in more than one response")
+        return send(Self.internalError, close: true)
+      }
+      let binding = StreamBinding(stream: stream, registry: context.streams)
+      let retained = Unmanaged.passRetained(binding).toOpaque()
+      mhdResponse = MHD_create_response_from_callback(
+        cmhd_size_unknown(), streamBlockSize, mhdStreamRead, retained, mhdStreamFree)
+      if mhdResponse == nil {
+        // MHD never took the binding: drop it ourselves (this runs onClose).
+        Unmanaged<StreamBinding>.fromOpaque(retained).takeRetainedValue().released()
+      }
+    }
+    guard let mhdResponse else {
+      context.log("cannot create a response (out of memory?)")
+      return MHD_Result.NO
+    }
+    for (name, value) in response.headers.pairs
+    where !name.equalsIgnoringASCIICase("Content-Length") {
+      if MHD_add_response_header(mhdResponse, name, value) == MHD_Result.NO {
+        context.log("dropped response header \"\(name)\" (invalid name or value)")
+      }
+    }
+    if close || context.stopping.load(ordering: .relaxed) {
+      _ = MHD_add_response_header(mhdResponse, "Connection", "close")
+    }
+    let queued = MHD_queue_response(connection, UInt32(status), mhdResponse)
+    // MHD keeps its own reference while sending; a stream's free callback runs when it lets go.
+    MHD_destroy_response(mhdResponse)
+    return queued
+  }
+
+  static let internalError = HTTPResponse.problem(
+    status: 500, code: "internal_error", title: "Internal Server Error",
+    detail: "The server could not produce a response.")
+}

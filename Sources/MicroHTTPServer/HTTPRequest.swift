@@ -1,0 +1,58 @@
+/// A complete request, body included, as handed to an ``HTTPHandler``.
+public struct HTTPRequest: Sendable {
+  /// The request method as sent, e.g. "GET" or "POST".
+  public var method: String
+  /// The path of the request target without the query, as received (not percent-decoded).
+  public var path: String
+  /// The raw query string after the first "?", or nil when the target has none.
+  public var query: String?
+  public var headers: HTTPHeaders
+  public var body: [UInt8]
+  /// The peer's IP address, e.g. "127.0.0.1" or "::1".
+  public var remoteAddress: String
+
+  public init(
+    method: String, path: String, query: String? = nil, headers: HTTPHeaders = .init(),
+    body: [UInt8] = [], remoteAddress: String = "127.0.0.1"
+  ) {
+    self.method = method
+    self.path = path
+    self.query = query
+    self.headers = headers
+    self.body = body
+    self.remoteAddress = remoteAddress
+  }
+
+  /// Splits a request target ("/a/b?x=1") into its path and raw query.
+  init(
+    method: String, target: String, headers: HTTPHeaders, body: [UInt8], remoteAddress: String
+  ) {
+    let (path, query) = Self.split(target: target)
+    self.init(
+      method: method, path: path, query: query, headers: headers, body: body,
+      remoteAddress: remoteAddress)
+  }
+
+  static func split(target: String) -> (path: String, query: String?) {
+    guard let mark = target.utf8.firstIndex(of: UInt8(ascii: "?")) else {
+      return (target, nil)
+    }
+    let path = String(target[..<mark])
+    let query = String(target[target.utf8.index(after: mark)...])
+    return (path, query)
+  }
+
+  /// The value of the first query item called `name` (names and values percent-decoded, and "+"
+  /// read as a space as in HTML forms). An item without "=" has the value "". Nil when absent.
+  public func queryItem(_ name: String) -> String? {
+    guard let query else { return nil }
+    for item in query.utf8.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
+      let equals = item.firstIndex(of: UInt8(ascii: "="))
+      let rawName = item[..<(equals ?? item.endIndex)]
+      guard PercentDecoding.decode(rawName, plusAsSpace: true) == name else { continue }
+      guard let equals else { return "" }
+      return PercentDecoding.decode(item[item.index(after: equals)...], plusAsSpace: true)
+    }
+    return nil
+  }
+}

@@ -1,0 +1,43 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// How an ``HTTPServer`` listens and what it allows each client.
+public struct HTTPServerConfiguration: Sendable {
+  /// The address to listen on: an IPv4 or IPv6 literal, or a name such as "localhost".
+  public var host: String = "127.0.0.1"
+  /// The TCP port; 0 picks a free one (read it back from ``HTTPServer/port``).
+  public var port: UInt16 = 8080
+  /// Worker threads, each with its own epoll loop (MHD_OPTION_THREAD_POOL_SIZE). Values below 2
+  /// are raised to 2: libmicrohttpd 0.9.75 treats a pool of 1 as its single-thread epoll mode,
+  /// which stalled under many ready keep-alive connections.
+  public var threads: Int = HTTPServerConfiguration.processorCount
+  /// Most connections open at once, idle and streaming ones included (MHD_OPTION_CONNECTION_LIMIT).
+  /// Each open stream holds one, so this must stay above the number of streams expected; the
+  /// process's file-descriptor limit (`ulimit -n`) must be higher still.
+  public var connectionLimit: Int = 1024
+  /// Most connections open at once from one IP address; 0 means no cap.
+  public var connectionsPerIP: Int = 0
+  /// Seconds a connection may stay idle (nothing received or sent) before it is closed; 0 means
+  /// never. A stream waiting for its producer is suspended and does not time out.
+  public var connectionTimeoutSeconds: Int = 60
+  /// Memory each connection may use for the request line, headers and I/O buffers
+  /// (MHD_OPTION_CONNECTION_MEMORY_LIMIT). The request line and headers must fit in it (a 60 KB
+  /// header passed with the default); larger ones are answered 431 by libmicrohttpd.
+  public var memoryLimitPerConnection: Int = 64 * 1024
+  /// Largest request body accepted; larger ones are answered 413 "payload_too_large".
+  public var maxBodyBytes: Int = 64 * 1024
+  /// Receives libmicrohttpd's own error messages (one line each, without a newline). When nil,
+  /// they are dropped.
+  public var errorLog: (@Sendable (String) -> Void)? = nil
+
+  public init() {}
+
+  static var processorCount: Int {
+    max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+  }
+}

@@ -1,0 +1,81 @@
+/// Decides from the framing headers alone whether a request body may be read, before any of it
+/// is. Pure, so it is tested without sockets.
+///
+/// libmicrohttpd 0.9.75 reads only the first `Content-Length` and ignores `Content-Length` when
+/// `Transfer-Encoding` is present; a proxy in front may pick differently (request smuggling). So
+/// anything ambiguous is refused here rather than guessed.
+enum RequestFraming: Equatable {
+  /// Read the body: `expectedLength` bytes, or chunked (nil).
+  case readBody(expectedLength: Int?)
+  /// Answer at once with a problem; the body is never read and the connection is closed.
+  case reject(status: Int, code: String, detail: String)
+
+  static func decide(contentLengths: [String], transferEncodings: [String], maxBodyBytes: Int)
+    -> RequestFraming
+  {
+    if !transferEncodings.isEmpty {
+      if !contentLengths.isEmpty {
+        return .reject(
+          status: 400, code: "bad_content_length",
+          detail: "Content-Length must not be sent together with Transfer-Encoding.")
+      }
+      guard transferEncodings.count == 1,
+        trimmed(transferEncodings[0]).equalsIgnoringASCIICase("chunked")
+      else {
+        return .reject(
+          status: 501, code: "unsupported_transfer_encoding",
+          detail: "Only \"Transfer-Encoding: chunked\" is supported.")
+      }
+      return .readBody(expectedLength: nil)
+    }
+    guard let value = contentLengths.first else { return .readBody(expectedLength: 0) }
+    if contentLengths.count > 1 {
+      return .reject(
+        status: 400, code: "bad_content_length",
+        detail: "Content-Length must be sent at most once.")
+    }
+    switch parseDecimal(trimmed(value)) {
+    case .none:
+      return .reject(
+        status: 400, code: "bad_content_length",
+        detail: "Content-Length must be a plain decimal number.")
+    case .some(let length) where length > maxBodyBytes:
+      return tooLarge(maxBodyBytes: maxBodyBytes)
+    case .some(let length):
+      return .readBody(expectedLength: length)
+    }
+  }
+
+  static func tooLarge(maxBodyBytes: Int) -> RequestFraming {
+    .reject(
+      status: 413, code: "payload_too_large",
+      detail: "The request body is larger than \(maxBodyBytes) bytes.")
+  }
+
+  /// Digits only (at least one); values too big for Int saturate to Int.max (still "too large").
+  static func parseDecimal(_ text: Substring) -> Int? {
+    guard !text.isEmpty else { return nil }
+    var value = 0
+    for byte in text.utf8 {
+      guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+      let (times10, overflow1) = value.multipliedReportingOverflow(by: 10)
+      let (sum, overflow2) = times10.addingReportingOverflow(Int(byte - UInt8(ascii: "0")))
+      value = (overflow1 || overflow2) ? Int.max : sum
+    }
+    return value
+  }
+
+  private static func trimmed(_ text: String) -> Substring {
+    let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+    guard let first = text.firstIndex(where: { !isSpace($0) }),
+      let last = text.lastIndex(where: { !isSpace($0) })
+    else { return "" }
+    return text[first...last]
+  }
+}
+
+extension Substring {
+  func equalsIgnoringASCIICase(_ other: String) -> Bool {
+    String(self).equalsIgnoringASCIICase(other)
+  }
+}
