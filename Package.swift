@@ -16,6 +16,8 @@ let package = Package(
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+    .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
+    .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.1.0"),
   ],
   targets: [
     // The C library, seen through a module map and a shim for its variadic calls.
@@ -42,6 +44,8 @@ let package = Package(
       dependencies: [
         "NavigationCore", "NavJSON", "MicroHTTPServer",
         .product(name: "Logging", package: "swift-log"),
+        .product(name: "Metrics", package: "swift-metrics"),
+        .product(name: "Prometheus", package: "swift-prometheus"),
       ],
       swiftSettings: strictSettings
     ),

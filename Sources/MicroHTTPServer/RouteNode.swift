@@ -7,6 +7,7 @@ struct RouteNode: Sendable {
   }
 
   struct Route: Sendable {
+    var pattern: String
     var parameterNames: [String]
     var handler: Router.Handler
   }

@@ -15,10 +15,15 @@
 ///   the headers and drops the body), and is listed in `Allow` then.
 public struct Router: HTTPHandler {
   public typealias Handler = @Sendable (HTTPRequest, PathParameters) -> HTTPResponse
+  /// Told of every request once answered: for metrics and access logs.
+  public typealias Observer = @Sendable (RequestSummary) -> Void
 
   private var root = RouteNode()
+  private let observer: Observer?
 
-  public init() {}
+  public init(observer: Observer? = nil) {
+    self.observer = observer
+  }
 
   /// Registers `handler` for `method` (case-sensitive, e.g. "GET") on `pattern`. Registering the
   /// same method and pattern again replaces the handler.
@@ -36,10 +41,23 @@ public struct Router: HTTPHandler {
       }
     }
     root.insert(
-      keys[...], method: method, route: RouteNode.Route(parameterNames: names, handler: handler))
+      keys[...], method: method,
+      route: RouteNode.Route(pattern: pattern, parameterNames: names, handler: handler))
   }
 
   public func handle(_ request: HTTPRequest) -> HTTPResponse {
+    guard let observer else { return route(request).response }
+    let started = ContinuousClock.now
+    let (response, pattern) = route(request)
+    observer(
+      RequestSummary(
+        route: pattern, method: request.method, status: response.status,
+        duration: ContinuousClock.now - started))
+    return response
+  }
+
+  /// The response and the pattern that matched (nil when none did).
+  private func route(_ request: HTTPRequest) -> (response: HTTPResponse, pattern: String?) {
     let segments = Self.segments(of: request.path)[...]
     var captures: [Substring] = []
     let method = request.method
@@ -52,7 +70,7 @@ public struct Router: HTTPHandler {
       for (name, value) in zip(route.parameterNames, captures) {
         parameters.append((name, PercentDecoding.decode(value.utf8, plusAsSpace: false)))
       }
-      return route.handler(request, PathParameters(parameters))
+      return (route.handler(request, PathParameters(parameters)), route.pattern)
     }
     captures.removeAll()
     if let node = root.match(segments, captures: &captures, accept: { !$0.routes.isEmpty }) {
@@ -60,10 +78,11 @@ public struct Router: HTTPHandler {
         status: 405, code: "method_not_allowed", title: "Method Not Allowed",
         detail: "\(request.method) is not allowed on \(request.path).")
       response.headers.add("Allow", Self.allowed(node).joined(separator: ", "))
-      return response
+      return (response, nil)
     }
-    return .problem(
+    let notFound = HTTPResponse.problem(
       status: 404, code: "not_found", title: "Not Found", detail: "No resource at \(request.path).")
+    return (notFound, nil)
   }
 
   /// The methods `node` answers, sorted, with HEAD added where GET is.
@@ -80,4 +99,13 @@ public struct Router: HTTPHandler {
     if parts.count > 1 && parts[0].isEmpty { parts.removeFirst() }
     return parts
   }
+}
+
+/// One answered request, as a ``Router`` observer sees it.
+public struct RequestSummary: Sendable {
+  /// The pattern that matched, such as `/v1/sessions/{sid}`; nil for 404 and 405 from routing.
+  public var route: String?
+  public var method: String
+  public var status: Int
+  public var duration: Duration
 }

@@ -6,17 +6,25 @@ import NavigationCore
 /// The v1 API of SPEC section 5: maps HTTP requests to the session store and the core.
 public final class NavStateService: Sendable {
   public let store: SessionStore
+  public let metrics: ServiceMetrics
   let logger: Logger
 
-  public init(store: SessionStore, logger: Logger) {
+  public init(store: SessionStore, metrics: ServiceMetrics = ServiceMetrics(), logger: Logger) {
     self.store = store
+    self.metrics = metrics
     self.logger = logger
   }
 
   /// The routing table; every handler turns a refusal into a problem document.
   public func router() -> Router {
-    var router = Router()
+    var router = Router(observer: metrics.record)
     router.add("GET", "/healthz") { _, _ in Self.healthz }
+    router.add("GET", "/metrics") { [self] _, _ in
+      HTTPResponse(
+        status: 200,
+        headers: HTTPHeaders([("Content-Type", "text/plain; version=0.0.4; charset=utf-8")]),
+        body: metrics.render(store: store))
+    }
     router.add("GET", "/v1/graphs") { [self] _, _ in listGraphs() }
     router.add("GET", "/v1/graphs/{name}") { [self] _, params in graph(named: params["name"] ?? "") }
     router.add("POST", "/v1/sessions") { [self] request, _ in answer { () throws(APIProblem) in try createSession(request) } }
@@ -209,7 +217,7 @@ public final class NavStateService: Sendable {
       }
       if !events.isEmpty {
         data.updatedAt = .now()
-        data.record(events)
+        store.delivered(data.record(events))
       }
       writer.beginObject()
       writer.key("session")
@@ -229,7 +237,8 @@ public final class NavStateService: Sendable {
 
   private func listEvents(_ request: HTTPRequest, id: String) throws(APIProblem) -> HTTPResponse {
     let record = try store.authorize(id: id, authorization: request.headers["authorization"])
-    var after = 0
+    let wantsStream = request.headers["accept"]?.contains("text/event-stream") == true
+    var after: Int? = nil
     if let text = request.queryItem("after") {
       guard let value = Int(text), value >= 0 else {
         throw APIProblem(
@@ -238,11 +247,19 @@ public final class NavStateService: Sendable {
       }
       after = value
     }
+    if wantsStream {
+      if let text = request.headers["last-event-id"] {
+        // A browser sends back the last id it saw; anything else means "start afresh".
+        after = Int(Substring(text).trimmingWhitespace()).flatMap { $0 >= 0 ? $0 : nil }
+      }
+      return try subscribe(record, after: after)
+    }
+    let from = after ?? 0
     var writer = JSONWriter(capacity: 2048)
     try record.data.withLock { (data) throws(APIProblem) in
       try Self.touch(&data, store: store)
       writer.beginObject()
-      if let entries = data.log.after(after) {
+      if let entries = data.log.after(from) {
         writer.key("events")
         writer.beginArray()
         for entry in entries { writer.raw(entry.json) }
@@ -260,6 +277,31 @@ public final class NavStateService: Sendable {
       writer.endObject()
     }
     return Self.json(200, writer.bytes)
+  }
+
+  /// Opens a Server-Sent Events stream: the events after `after` (or, when those are no longer
+  /// kept or none was given, one `reset` event with the whole state), then live events.
+  private func subscribe(_ record: SessionRecord, after: Int?) throws(APIProblem) -> HTTPResponse {
+    let stream = try store.subscribe(record) { (data) throws(APIProblem) -> [UInt8] in
+      guard !data.ended else { throw APIProblem.sessionNotFound }
+      var initial = EventStreamFraming.retry(milliseconds: 2000)
+      let lastSeq = data.navigation.lastSeq
+      if let after, after <= lastSeq, let entries = data.log.after(after) {
+        for entry in entries {
+          initial += EventStreamFraming.event(id: entry.seq, type: entry.type, json: entry.json)
+        }
+      } else {
+        var writer = JSONWriter(capacity: 1024)
+        record.writeState(of: data, into: &writer)
+        initial += EventStreamFraming.event(id: lastSeq, type: "reset", json: writer.bytes)
+      }
+      return initial
+    }
+    return .stream(
+      headers: HTTPHeaders([
+        ("Content-Type", "text/event-stream"), ("Cache-Control", "no-store"),
+        ("X-Accel-Buffering", "no"),
+      ]), stream)
   }
 
   // MARK: Helpers

@@ -1,6 +1,13 @@
+import MicroHTTPServer
 import NavJSON
 import NavigationCore
 import Synchronization
+
+/// An open event stream of one session.
+struct EventSubscriber: Sendable {
+  var id: Int
+  var stream: HTTPStream
+}
 
 /// One live session. Its lock serializes the operations on it; other sessions never wait on it.
 final class SessionRecord: Sendable {
@@ -10,6 +17,7 @@ final class SessionRecord: Sendable {
     var expiresAt: Timestamp
     var log: EventLog
     var ended = false
+    var subscribers: [EventSubscriber] = []
   }
 
   let id: String
@@ -34,12 +42,28 @@ final class SessionRecord: Sendable {
 }
 
 extension SessionRecord.Data {
-  /// Keeps the events for clients that catch up later.
-  mutating func record(_ events: [NavigationEvent]) {
+  /// Keeps the events for clients that catch up later and sends them to every open stream.
+  /// Returns how many deliveries were made. Runs under the session's lock, so every stream sees
+  /// the events in order and none is missed between a snapshot and a subscription.
+  @discardableResult
+  mutating func record(_ events: [NavigationEvent]) -> Int {
+    var deliveries = 0
     for event in events {
-      log.append(
-        EventLog.Entry(
-          seq: event.seq, type: event.kind.typeName, json: StateJSON.encodeEvent(event)))
+      let entry = EventLog.Entry(
+        seq: event.seq, type: event.kind.typeName, json: StateJSON.encodeEvent(event))
+      log.append(entry)
+      guard !subscribers.isEmpty else { continue }
+      let frame = EventStreamFraming.event(id: entry.seq, type: entry.type, json: entry.json)
+      // A failed write means the client is gone or too slow: drop it.
+      subscribers.removeAll { !$0.stream.write(frame) }
+      deliveries += subscribers.count
     }
+    return deliveries
+  }
+
+  /// Ends every stream after what was already sent (the session is over).
+  mutating func finishStreams() {
+    for subscriber in subscribers { subscriber.stream.finish() }
+    subscribers.removeAll()
   }
 }

@@ -1,3 +1,4 @@
+import MicroHTTPServer
 import NavJSON
 import NavigationCore
 import Synchronization
@@ -26,6 +27,9 @@ public final class SessionStore: Sendable {
   private let sessionCount = Atomic<Int>(0)
   private let coordinatorCount = Atomic<Int>(0)
   private let expiredCount = Atomic<Int>(0)
+  private let streamCount = Atomic<Int>(0)
+  private let deliveryCount = Atomic<Int>(0)
+  private let lastSubscriberID = Atomic<Int>(0)
 
   public init(graphs: [RouteGraph], defaultGraph: String, configuration: StoreConfiguration) {
     self.configuration = configuration
@@ -39,6 +43,10 @@ public final class SessionStore: Sendable {
   public var liveSessions: Int { sessionCount.load(ordering: .relaxed) }
   public var liveCoordinators: Int { coordinatorCount.load(ordering: .relaxed) }
   public var expiredSessions: Int { expiredCount.load(ordering: .relaxed) }
+  /// Event streams open now, over all sessions.
+  public var openStreams: Int { streamCount.load(ordering: .relaxed) }
+  /// Events written to streams since start.
+  public var eventsDelivered: Int { deliveryCount.load(ordering: .relaxed) }
 
   private func shard(for id: String) -> Shard {
     var hasher = Hasher()
@@ -135,7 +143,9 @@ public final class SessionStore: Sendable {
     let events = record.data.withLock { data -> [NavigationEvent] in
       data.ended = true
       let events = data.navigation.end(reason: reason)
-      data.record(events)
+      delivered(data.record(events))
+      // The streams end after `session.ended`: there is nothing more to follow.
+      data.finishStreams()
       return events
     }
     sessionCount.wrappingSubtract(1, ordering: .relaxed)
@@ -154,9 +164,39 @@ public final class SessionStore: Sendable {
     }
   }
 
-  /// Ends every session (server shutdown is not an expiry; the sessions are simply gone).
-  public var allSessionIDs: [String] {
-    shards.flatMap { shard in shard.sessions.withLock { Array($0.keys) } }
+  func delivered(_ count: Int) {
+    if count > 0 { deliveryCount.wrappingAdd(count, ordering: .relaxed) }
+  }
+
+  /// Registers a stream that follows `record`; it is forgotten when the server closes it.
+  func subscribe(_ record: SessionRecord, prepare: (inout SessionRecord.Data) throws(APIProblem) -> [UInt8])
+    throws(APIProblem) -> HTTPStream
+  {
+    let id = lastSubscriberID.wrappingAdd(1, ordering: .relaxed).newValue
+    let stream = HTTPStream(maxBufferedBytes: 1 << 20) { [weak record, self] in
+      record?.data.withLock { data in data.subscribers.removeAll { $0.id == id } }
+      streamCount.wrappingSubtract(1, ordering: .relaxed)
+    }
+    try record.data.withLock { (data) throws(APIProblem) in
+      let initial = try prepare(&data)
+      stream.write(initial)
+      data.subscribers.append(EventSubscriber(id: id, stream: stream))
+    }
+    streamCount.wrappingAdd(1, ordering: .relaxed)
+    return stream
+  }
+
+  /// Writes a heartbeat comment to every open stream; streams whose client is gone are dropped.
+  public func sendHeartbeats() {
+    for shard in shards {
+      let records = shard.sessions.withLock { Array($0.values) }
+      for record in records {
+        record.data.withLock { data in
+          guard !data.subscribers.isEmpty else { return }
+          data.subscribers.removeAll { !$0.stream.write(EventStreamFraming.heartbeat) }
+        }
+      }
+    }
   }
 }
 

@@ -61,6 +61,9 @@ struct NavStateCommand: ParsableCommand {
   @Option(help: "Events kept per session for clients that catch up.")
   var eventBuffer = 1024
 
+  @Option(help: ArgumentHelp("Seconds between heartbeats on event streams.", valueName: "seconds"))
+  var heartbeat: Double = 15
+
   @Option(help: "trace, debug, info, notice, warning, error or critical.")
   var logLevel: Logger.Level = .info
 
@@ -73,6 +76,7 @@ struct NavStateCommand: ParsableCommand {
     guard maxConnections >= 1 else { throw ValidationError("--max-connections must be at least 1") }
     guard maxConnectionsPerIp >= 0 else { throw ValidationError("--max-connections-per-ip must be 0 or more") }
     guard idleTimeout >= 1 else { throw ValidationError("--idle-timeout must be at least 1") }
+    guard heartbeat > 0 else { throw ValidationError("--heartbeat must be more than 0") }
     guard eventBuffer >= 1 else { throw ValidationError("--event-buffer must be at least 1") }
   }
 
@@ -114,7 +118,12 @@ struct NavStateCommand: ParsableCommand {
     } catch {
       throw ValidationError("cannot listen on \(host):\(port): \(error)")
     }
-    let sweeper = ExpirySweeper(store: store, interval: min(1, max(0.05, sessionTtl / 4)))
+    let sweeper = RepeatingTask(label: "navstate.expiry", interval: min(1, max(0.05, sessionTtl / 4))) {
+      store.expireIdle(now: .now())
+    }
+    let heartbeats = RepeatingTask(label: "navstate.heartbeat", interval: heartbeat) {
+      store.sendHeartbeats()
+    }
     let shownHost = host.contains(":") ? "[\(host)]" : host
     print("listening on http://\(shownHost):\(server.port)")
     fflush(nil)
@@ -127,6 +136,7 @@ struct NavStateCommand: ParsableCommand {
     let signalName = ShutdownSignal.wait()
     logger.info("stopping", metadata: ["signal": "\(signalName)"])
     sweeper.stop()
+    heartbeats.stop()
     server.shutdown()
     logger.info("stopped")
   }
