@@ -1,0 +1,138 @@
+import Foundation
+import NavJSON
+import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+@Suite("Event streams")
+struct EventStreamTests {
+  func metric(_ server: ServerProcess, _ name: String) throws -> Double? {
+    let text = try server.client.request("GET", "/metrics").text
+    let line = text.split(separator: "\n").first { $0.hasPrefix("\(name) ") }
+    return line.flatMap { Double($0.split(separator: " ").last ?? "") }
+  }
+
+  @Test("a stream starts with reset, then carries every event with its seq as id")
+  func liveEvents() throws {
+    let server = try ServerProcess()
+    defer { server.stop() }
+    let session = try TestSession(server.client)
+    let stream = try EventStreamClient(port: server.port, path: "\(session.path)/events", token: session.token)
+    let reset = try #require(stream.next())
+    #expect(reset.type == "reset")
+    #expect(reset.id == 1)
+    #expect((try? JSONParser.parse(reset.data))?["active"] == "c1")
+    _ = try session.call("push", ["route": "detail", "params": ["id": 1]])
+    _ = try session.call("pop", ["result": "done"])
+    let events = [stream.next(), stream.next(), stream.next()].compactMap { $0 }
+    #expect(events.map(\.type) == ["coordinator.started", "coordinator.stopped", "coordinator.resumed"])
+    #expect(events.map(\.id) == [2, 3, 4])
+    #expect((try? JSONParser.parse(events[2].data))?["result"] == "done")
+  }
+
+  @Test("Last-Event-ID resumes after it; too old an id gets one reset with the state")
+  func resume() throws {
+    let server = try ServerProcess(["--event-buffer", "4"])
+    defer { server.stop() }
+    let session = try TestSession(server.client)
+    for id in 1...2 { _ = try session.call("push", ["route": "detail", "params": ["id": .int(id)]]) }
+    // seq 1: master started, 2 and 3: the two details.
+    let resumed = try EventStreamClient(
+      port: server.port, path: "\(session.path)/events", token: session.token, lastEventID: 2)
+    let next = try #require(resumed.next())
+    #expect(next.id == 3)
+    #expect(next.type == "coordinator.started")
+    for id in 3...6 { _ = try session.call("push", ["route": "detail", "params": ["id": .int(id)]]) }
+    let stale = try EventStreamClient(
+      port: server.port, path: "\(session.path)/events", token: session.token, lastEventID: 1)
+    let reset = try #require(stale.next())
+    #expect(reset.type == "reset")
+    #expect(reset.id == 7)
+    let state = try JSONParser.parse(reset.data)
+    #expect(state["path"]?.arrayValue?.count == 7)
+    // The JSON list answers the same, with `reset` when the events are gone.
+    let list = try server.client.json("GET", "\(session.path)/events?after=1", token: session.token)
+    #expect(list.json["events"] == [])
+    #expect(list.json["reset"]?["version"] == 7)
+    let recent = try server.client.json("GET", "\(session.path)/events?after=5", token: session.token)
+    #expect(recent.json["events"]?.arrayValue?.compactMap { $0["seq"]?.intValue } == [6, 7])
+  }
+
+  @Test("two subscribers see the same sequence")
+  func twoSubscribers() throws {
+    let server = try ServerProcess()
+    defer { server.stop() }
+    let session = try TestSession(server.client)
+    let first = try EventStreamClient(port: server.port, path: "\(session.path)/events", token: session.token, lastEventID: 1)
+    let second = try EventStreamClient(port: server.port, path: "\(session.path)/events", token: session.token, lastEventID: 1)
+    usleep(100_000)
+    _ = try session.call("push", ["route": "detail", "params": ["id": 1]])
+    _ = try session.call("present", ["route": "settings"])
+    _ = try session.call("dismiss", [:])
+    let a = (0..<3).compactMap { _ in first.next() }
+    let b = (0..<3).compactMap { _ in second.next() }
+    #expect(a.count == 3)
+    #expect(a.map(\.id) == b.map(\.id))
+    #expect(a.map(\.data) == b.map(\.data))
+  }
+
+  @Test("deleting the session ends its streams after the stopped events and session.ended")
+  func endsWithSession() throws {
+    let server = try ServerProcess()
+    defer { server.stop() }
+    let session = try TestSession(server.client)
+    _ = try session.call("push", ["route": "detail", "params": ["id": 1]])
+    let stream = try EventStreamClient(
+      port: server.port, path: "\(session.path)/events", token: session.token, lastEventID: 2)
+    usleep(100_000)
+    _ = try server.client.json("DELETE", session.path, token: session.token)
+    let events = stream.collect(timeout: 5)
+    #expect(events.map(\.type) == ["coordinator.stopped", "coordinator.stopped", "session.ended"])
+    let stopped = events.prefix(2).compactMap { try? JSONParser.parse($0.data) }
+    // Children before parents, each with reason sessionEnded.
+    #expect(stopped.map { $0["coordinator"] } == ["c2", "c1"])
+    #expect(stopped.allSatisfy { $0["reason"] == "sessionEnded" })
+    #expect(stream.ended)
+    #expect(try metric(server, "navstate_live_coordinators") == 0)
+  }
+
+  @Test("a subscriber that disconnects is freed at the next heartbeat")
+  func deadClientFreed() throws {
+    let server = try ServerProcess(["--heartbeat", "0.2"])
+    defer { server.stop() }
+    let session = try TestSession(server.client)
+    var streams: [EventStreamClient] = []
+    for _ in 0..<5 {
+      let stream = try EventStreamClient(port: server.port, path: "\(session.path)/events", token: session.token)
+      _ = stream.next()
+      streams.append(stream)
+    }
+    #expect(try metric(server, "navstate_open_event_streams") == 5)
+    for stream in streams.prefix(4) { stream.disconnect() }
+    let deadline = Date().addingTimeInterval(5)
+    while try metric(server, "navstate_open_event_streams") != 1, Date() < deadline { usleep(100_000) }
+    #expect(try metric(server, "navstate_open_event_streams") == 1)
+    _ = try session.call("push", ["route": "detail", "params": ["id": 1]])
+    #expect(streams[4].next()?.type == "coordinator.started")
+    #expect(streams[4].comments > 0)
+  }
+
+  @Test("SIGTERM with open streams exits 0, fast, and ends the streams")
+  func shutdownWithStreams() throws {
+    let server = try ServerProcess()
+    let session = try TestSession(server.client)
+    let streams = try (0..<20).map { _ in
+      try EventStreamClient(port: server.port, path: "\(session.path)/events", token: session.token)
+    }
+    for stream in streams { _ = stream.next() }
+    let start = Date()
+    #expect(server.stop() == 0)
+    #expect(Date().timeIntervalSince(start) < 3)
+    for stream in streams {
+      _ = stream.collect(timeout: 2)
+      #expect(stream.ended)
+    }
+  }
+}
