@@ -167,8 +167,12 @@ public final class NavStateService: Sendable {
 
   private func deleteSession(_ request: HTTPRequest, id: String) throws(APIProblem) -> HTTPResponse {
     let record = try store.authorize(id: id, authorization: request.headers["authorization"])
-    try Self.checkPrecondition(request, record: record)
-    store.end(record, reason: .deleted)
+    let events = try store.end(record, reason: .deleted) { (data) throws(APIProblem) in
+      try Self.checkPrecondition(request, version: data.navigation.version)
+      return true
+    }
+    // A concurrent delete or expiry got there first: the session is gone all the same.
+    guard !events.isEmpty else { throw APIProblem.sessionNotFound }
     logger.debug("session deleted", metadata: ["session": "\(id)"])
     return HTTPResponse(status: 204)
   }
@@ -310,11 +314,6 @@ public final class NavStateService: Sendable {
   private static func touch(_ data: inout SessionRecord.Data, store: SessionStore) throws(APIProblem) {
     guard !data.ended else { throw APIProblem.sessionNotFound }
     data.expiresAt = Timestamp.now().adding(seconds: store.configuration.sessionTTLSeconds)
-  }
-
-  private static func checkPrecondition(_ request: HTTPRequest, record: SessionRecord) throws(APIProblem) {
-    let version = record.data.withLock { $0.navigation.version }
-    try checkPrecondition(request, version: version)
   }
 
   /// `If-Match: "<version>"` (or `*`): apply only at that version.

@@ -135,12 +135,18 @@ public final class SessionStore: Sendable {
     if delta != 0 { coordinatorCount.wrappingAdd(delta, ordering: .relaxed) }
   }
 
-  /// Ends a session: every coordinator stops, then `session.ended`. Returns its last events.
+  /// Ends a session: every coordinator stops, then `session.ended`, and its streams finish.
+  /// `condition` is checked under the session's lock first (If-Match, or still idle for expiry);
+  /// returning false leaves the session alone. Returns the last events (none if it did not end).
   @discardableResult
-  func end(_ record: SessionRecord, reason: SessionEndReason) -> [NavigationEvent] {
-    let removed = shard(for: record.id).sessions.withLock { $0.removeValue(forKey: record.id) }
-    guard removed != nil else { return [] }
-    let events = record.data.withLock { data -> [NavigationEvent] in
+  func end(
+    _ record: SessionRecord, reason: SessionEndReason,
+    if condition: (SessionRecord.Data) throws(APIProblem) -> Bool = { _ in true }
+  ) throws(APIProblem) -> [NavigationEvent] {
+    let events = try record.data.withLock { (data) throws(APIProblem) -> [NavigationEvent]? in
+      guard !data.ended, try condition(data) else { return nil }
+      let removed = shard(for: record.id).sessions.withLock { $0.removeValue(forKey: record.id) }
+      guard removed != nil else { return nil }
       data.ended = true
       let events = data.navigation.end(reason: reason)
       delivered(data.record(events))
@@ -148,6 +154,7 @@ public final class SessionStore: Sendable {
       data.finishStreams()
       return events
     }
+    guard let events else { return [] }
     sessionCount.wrappingSubtract(1, ordering: .relaxed)
     account(events)
     if reason == .expired { expiredCount.wrappingAdd(1, ordering: .relaxed) }
@@ -157,9 +164,9 @@ public final class SessionStore: Sendable {
   /// Ends every session idle past its expiry time.
   public func expireIdle(now: Timestamp) {
     for shard in shards {
-      let candidates = shard.sessions.withLock { Array($0.values) }
-      for record in candidates where record.data.withLock({ $0.expiresAt <= now && !$0.ended }) {
-        end(record, reason: .expired)
+      let records = shard.sessions.withLock { Array($0.values) }
+      for record in records {
+        _ = try? end(record, reason: .expired) { $0.expiresAt <= now }
       }
     }
   }

@@ -62,3 +62,42 @@ struct ConcurrencyTests {
     #expect(try session.get().status == 404)
   }
 }
+
+@Suite("If-Match races")
+struct IfMatchRaceTests {
+  @Test("of eight clients racing with the same If-Match, exactly one wins")
+  func race() async throws {
+    let server = try ServerProcess()
+    defer { server.stop() }
+    let session = try TestSession(server.client)
+    let (client, path, token) = (server.client, session.path, session.token)
+    let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+      for worker in 0..<8 {
+        group.addTask {
+          try client.json(
+            "POST", "\(path)/push", token: token,
+            body: ["route": "detail", "params": ["id": .int(worker)]],
+            headers: [("If-Match", "\"1\"")]
+          ).status
+        }
+      }
+      var all: [Int] = []
+      for try await status in group { all.append(status) }
+      return all
+    }
+    #expect(statuses.filter { $0 == 200 }.count == 1)
+    #expect(statuses.filter { $0 == 412 }.count == 7)
+    #expect(try session.get().json["version"] == 2)
+  }
+
+  @Test("DELETE with a stale If-Match is refused and the session lives on")
+  func staleDelete() throws {
+    let server = try ServerProcess()
+    defer { server.stop() }
+    let session = try TestSession(server.client)
+    let refused = try server.client.json(
+      "DELETE", session.path, token: session.token, headers: [("If-Match", "\"9\"")])
+    #expect(refused.status == 412)
+    #expect(try session.get().status == 200)
+  }
+}
