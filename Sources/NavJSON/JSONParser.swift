@@ -19,7 +19,9 @@ public struct JSONParser {
       reader.skipWhitespace()
       let value = try reader.readValue(depth: 0)
       reader.skipWhitespace()
-      guard reader.index == buffer.count else { throw reader.error("unexpected data after the value") }
+      guard reader.index == buffer.count else {
+        throw reader.error("unexpected data after the value")
+      }
       return value
     }
   }
@@ -60,9 +62,15 @@ private struct Reader {
     case UInt8(ascii: "{"): return try readObject(depth: depth + 1)
     case UInt8(ascii: "["): return try readArray(depth: depth + 1)
     case UInt8(ascii: "\""): return .string(try readString())
-    case UInt8(ascii: "t"): try expectWord("true"); return .bool(true)
-    case UInt8(ascii: "f"): try expectWord("false"); return .bool(false)
-    case UInt8(ascii: "n"): try expectWord("null"); return .null
+    case UInt8(ascii: "t"):
+      try expectWord("true")
+      return .bool(true)
+    case UInt8(ascii: "f"):
+      try expectWord("false")
+      return .bool(false)
+    case UInt8(ascii: "n"):
+      try expectWord("null")
+      return .null
     case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try readNumber()
     default: throw error("unexpected character")
     }
@@ -94,7 +102,9 @@ private struct Reader {
       }
       let key = try readString()
       skipWhitespace()
-      guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':'") }
+      guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
+        throw error("expected ':'")
+      }
       index += 1
       skipWhitespace()
       let value = try readValue(depth: depth)
@@ -156,7 +166,8 @@ private struct Reader {
     if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
       isInteger = false
       index += 1
-      if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+      if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-")
+      {
         index += 1
       }
       guard index < bytes.count, isDigit(bytes[index]) else { throw error("invalid number") }

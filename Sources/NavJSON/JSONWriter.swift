@@ -119,11 +119,21 @@ public struct JSONWriter: Sendable {
     bytes.append(UInt8(ascii: "\""))
     for byte in text.utf8 {
       switch byte {
-      case UInt8(ascii: "\""): bytes.append(UInt8(ascii: "\\")); bytes.append(byte)
-      case UInt8(ascii: "\\"): bytes.append(UInt8(ascii: "\\")); bytes.append(byte)
-      case 0x0A: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "n"))
-      case 0x0D: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "r"))
-      case 0x09: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "t"))
+      case UInt8(ascii: "\""):
+        bytes.append(UInt8(ascii: "\\"))
+        bytes.append(byte)
+      case UInt8(ascii: "\\"):
+        bytes.append(UInt8(ascii: "\\"))
+        bytes.append(byte)
+      case 0x0A:
+        bytes.append(UInt8(ascii: "\\"))
+        bytes.append(UInt8(ascii: "n"))
+      case 0x0D:
+        bytes.append(UInt8(ascii: "\\"))
+        bytes.append(UInt8(ascii: "r"))
+      case 0x09:
+        bytes.append(UInt8(ascii: "\\"))
+        bytes.append(UInt8(ascii: "t"))
       case 0..<0x20:
         bytes.append(contentsOf: "\\u00".utf8)
         bytes.append(Self.hexDigits[Int(byte >> 4)])

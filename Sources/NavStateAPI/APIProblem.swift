@@ -43,7 +43,8 @@ public struct APIProblem: Error, Sendable {
     }
     var extra: [(String, String)] = []
     if let index = error.opIndex { extra.append(("opIndex", String(index))) }
-    self.init(status: status, code: error.code.rawValue, title: title, detail: error.detail, extra: extra)
+    self.init(
+      status: status, code: error.code.rawValue, title: title, detail: error.detail, extra: extra)
   }
 
   var response: HTTPResponse {

@@ -9,7 +9,9 @@ public enum CommandDecoder {
     "push", "pop", "present", "dismiss", "back", "replace", "select-tab", "deeplink", "batch",
   ]
 
-  public static func command(_ operation: String, body: JSONValue) throws(NavigationError) -> Command {
+  public static func command(_ operation: String, body: JSONValue) throws(NavigationError)
+    -> Command
+  {
     var fields = try Fields(body, context: operation)
     let command: Command
     switch operation {
@@ -44,7 +46,8 @@ public enum CommandDecoder {
       guard target == nil || !all else {
         throw NavigationError(.invalidRequest, "dismiss takes 'coordinator' or 'all', not both")
       }
-      command = .dismiss(target.map(DismissTarget.coordinator) ?? (all ? .all : .current), result: result)
+      command = .dismiss(
+        target.map(DismissTarget.coordinator) ?? (all ? .all : .current), result: result)
     case "back":
       command = .back(result: fields.any("result"))
     case "replace":
@@ -176,7 +179,8 @@ struct Fields {
 
   mutating func path() throws(NavigationError) -> [PathEntry] {
     guard let list = any("path")?.arrayValue else {
-      throw NavigationError(.invalidRequest, "'path' must be an array of {route, params, presentation}")
+      throw NavigationError(
+        .invalidRequest, "'path' must be an array of {route, params, presentation}")
     }
     var entries: [PathEntry] = []
     for (position, element) in list.enumerated() {
@@ -188,7 +192,8 @@ struct Fields {
           .invalidRequest, "path entry \(position): unknown presentation '\(name)'")
       }
       try entry.rejectUnread()
-      entries.append(PathEntry(route: request.route, params: request.params, presentation: presentation))
+      entries.append(
+        PathEntry(route: request.route, params: request.params, presentation: presentation))
     }
     return entries
   }

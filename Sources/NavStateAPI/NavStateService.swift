@@ -26,8 +26,11 @@ public final class NavStateService: Sendable {
         body: metrics.render(store: store))
     }
     router.add("GET", "/v1/graphs") { [self] _, _ in listGraphs() }
-    router.add("GET", "/v1/graphs/{name}") { [self] _, params in graph(named: params["name"] ?? "") }
-    router.add("POST", "/v1/sessions") { [self] request, _ in answer { () throws(APIProblem) in try createSession(request) } }
+    router.add("GET", "/v1/graphs/{name}") { [self] _, params in graph(named: params["name"] ?? "")
+    }
+    router.add("POST", "/v1/sessions") { [self] request, _ in
+      answer { () throws(APIProblem) in try createSession(request) }
+    }
     router.add("GET", "/v1/sessions/{sid}") { [self] request, params in
       answer { () throws(APIProblem) in try getSession(request, id: params["sid"] ?? "") }
     }
@@ -45,7 +48,9 @@ public final class NavStateService: Sendable {
     }
     router.add("PUT", "/v1/sessions/{sid}/state") { [self] request, params in
       answer { () throws(APIProblem) in
-        try mutate(request, id: params["sid"] ?? "") { body throws(APIProblem) in try decode("state", body) }
+        try mutate(request, id: params["sid"] ?? "") { body throws(APIProblem) in
+          try decode("state", body)
+        }
       }
     }
     router.add("DELETE", "/v1/sessions/{sid}/coordinators/{cid}") { [self] request, params in
@@ -117,7 +122,8 @@ public final class NavStateService: Sendable {
         throw APIProblem(NavigationError(.invalidRequest, "the body must be a JSON object"))
       }
       if let unknown = object.keys.first(where: { $0 != "graph" && $0 != "root" }) {
-        throw APIProblem(NavigationError(.invalidRequest, "session creation has no field '\(unknown)'"))
+        throw APIProblem(
+          NavigationError(.invalidRequest, "session creation has no field '\(unknown)'"))
       }
       switch object["graph"] {
       case .none, .some(.null): break
@@ -165,7 +171,8 @@ public final class NavStateService: Sendable {
     return response
   }
 
-  private func deleteSession(_ request: HTTPRequest, id: String) throws(APIProblem) -> HTTPResponse {
+  private func deleteSession(_ request: HTTPRequest, id: String) throws(APIProblem) -> HTTPResponse
+  {
     let record = try store.authorize(id: id, authorization: request.headers["authorization"])
     let events = try store.end(record, reason: .deleted) { (data) throws(APIProblem) in
       try Self.checkPrecondition(request, version: data.navigation.version)
@@ -183,11 +190,13 @@ public final class NavStateService: Sendable {
     let record = try store.authorize(id: id, authorization: request.headers["authorization"])
     guard let target = CoordinatorID(coordinator) else {
       throw APIProblem(
-        NavigationError(.unknownCoordinator, "'\(coordinator)' is not a coordinator id (c1, c2, ...)"))
+        NavigationError(
+          .unknownCoordinator, "'\(coordinator)' is not a coordinator id (c1, c2, ...)"))
     }
     let response = try apply(.teardown(target), to: record, request: request)
     // An already stopped coordinator is a no-op success: clients retry and gestures race.
-    return response.status == 200 && response.events == 0 ? HTTPResponse(status: 204) : response.http
+    return response.status == 200 && response.events == 0
+      ? HTTPResponse(status: 204) : response.http
   }
 
   private func mutate(
@@ -311,7 +320,9 @@ public final class NavStateService: Sendable {
   // MARK: Helpers
 
   /// Every authenticated call keeps the session alive for another TTL.
-  private static func touch(_ data: inout SessionRecord.Data, store: SessionStore) throws(APIProblem) {
+  private static func touch(_ data: inout SessionRecord.Data, store: SessionStore)
+    throws(APIProblem)
+  {
     guard !data.ended else { throw APIProblem.sessionNotFound }
     data.expiresAt = Timestamp.now().adding(seconds: store.configuration.sessionTTLSeconds)
   }
@@ -344,7 +355,8 @@ public final class NavStateService: Sendable {
   static func jsonBody(_ request: HTTPRequest) throws(APIProblem) -> JSONValue? {
     guard !request.body.isEmpty else { return nil }
     if let type = request.headers["content-type"] {
-      let mediaType = type.split(separator: ";", maxSplits: 1).first?.trimmingWhitespace().lowercased()
+      let mediaType = type.split(separator: ";", maxSplits: 1).first?.trimmingWhitespace()
+        .lowercased()
       guard mediaType == "application/json" || mediaType?.hasSuffix("+json") == true else {
         throw APIProblem(
           status: 415, code: "unsupported_media_type", title: "Unsupported media type",

@@ -33,7 +33,9 @@ enum SecureRandom {
   }
 
   /// Compares without stopping at the first difference, so timing tells nothing about a token.
-  static func constantTimeEqual(_ lhs: some Collection<UInt8>, _ rhs: some Collection<UInt8>) -> Bool {
+  static func constantTimeEqual(_ lhs: some Collection<UInt8>, _ rhs: some Collection<UInt8>)
+    -> Bool
+  {
     guard lhs.count == rhs.count else { return false }
     var difference: UInt8 = 0
     for (left, right) in zip(lhs, rhs) { difference |= left ^ right }

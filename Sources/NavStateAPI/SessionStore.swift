@@ -176,7 +176,9 @@ public final class SessionStore: Sendable {
   }
 
   /// Registers a stream that follows `record`; it is forgotten when the server closes it.
-  func subscribe(_ record: SessionRecord, prepare: (inout SessionRecord.Data) throws(APIProblem) -> [UInt8])
+  func subscribe(
+    _ record: SessionRecord, prepare: (inout SessionRecord.Data) throws(APIProblem) -> [UInt8]
+  )
     throws(APIProblem) -> HTTPStream
   {
     let id = lastSubscriberID.wrappingAdd(1, ordering: .relaxed).newValue

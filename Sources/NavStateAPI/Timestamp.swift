@@ -23,7 +23,9 @@ public struct Timestamp: Sendable, Comparable, Hashable {
     Timestamp(milliseconds: milliseconds + Int64(seconds * 1000))
   }
 
-  public static func < (lhs: Timestamp, rhs: Timestamp) -> Bool { lhs.milliseconds < rhs.milliseconds }
+  public static func < (lhs: Timestamp, rhs: Timestamp) -> Bool {
+    lhs.milliseconds < rhs.milliseconds
+  }
 
   /// `2026-11-22T18:00:00.123Z`
   public var rfc3339: String {

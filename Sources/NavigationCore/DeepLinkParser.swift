@@ -45,7 +45,8 @@ public struct DeepLinkParser: Sendable {
     return entries
   }
 
-  private func split(_ url: String) throws(NavigationError) -> (path: Substring, query: Substring?) {
+  private func split(_ url: String) throws(NavigationError) -> (path: Substring, query: Substring?)
+  {
     var rest = Substring(url)
     if let hash = rest.firstIndex(of: "#") { rest = rest[..<hash] }
     if let schemeEnd = rest.range(of: "://") {
@@ -61,7 +62,8 @@ public struct DeepLinkParser: Sendable {
         rest = rest[hostEnd...]
       }
     } else if !rest.hasPrefix("/") {
-      throw NavigationError(.invalidURL, "a deep link is a path starting with '/' or a URL with a scheme")
+      throw NavigationError(
+        .invalidURL, "a deep link is a path starting with '/' or a URL with a scheme")
     }
     guard let mark = rest.firstIndex(of: "?") else { return (rest, nil) }
     return (rest[..<mark], rest[rest.index(after: mark)...])
@@ -79,7 +81,8 @@ public struct DeepLinkParser: Sendable {
         case .literal(let literal):
           guard literal == segment else { continue nextRoute }
         case .param(let name):
-          guard let spec = route.paramSpecs[name], let value = spec.type.convert(text: segment) else {
+          guard let spec = route.paramSpecs[name], let value = spec.type.convert(text: segment)
+          else {
             continue nextRoute
           }
           params[name] = value.json

@@ -8,7 +8,9 @@ extension NavigationState {
     }
     guard let rootNode = coordinators[root] else { return ["the root \(root) is not live"] }
     if rootNode.parent != nil { problems.append("the root \(root) has a parent") }
-    if rootNode.presentation != .root { problems.append("the root \(root) is not presented as root") }
+    if rootNode.presentation != .root {
+      problems.append("the root \(root) is not presented as root")
+    }
     if let route = graph.route(named: rootNode.route), !graph.mayBeRoot(route) {
       problems.append("the root shows '\(rootNode.route)', which may not be a root")
     }
@@ -31,7 +33,8 @@ extension NavigationState {
       problems.append("\(id) is live but not reachable from the root")
     }
     if coordinators.count > limits.maxCoordinators {
-      problems.append("\(coordinators.count) coordinators exceed the limit \(limits.maxCoordinators)")
+      problems.append(
+        "\(coordinators.count) coordinators exceed the limit \(limits.maxCoordinators)")
     }
     if let highest = coordinators.keys.max(), highest.number > lastIssuedID {
       problems.append("\(highest) is above the last issued id c\(lastIssuedID)")
@@ -56,7 +59,9 @@ extension NavigationState {
     }
     for childID in node.children {
       guard let child = coordinators[childID] else { continue }
-      if child.parent != id { problems.append("\(childID) is listed under \(id) but names another parent") }
+      if child.parent != id {
+        problems.append("\(childID) is listed under \(id) but names another parent")
+      }
       switch child.presentation {
       case .root:
         problems.append("\(childID) is a root below \(id)")
@@ -71,12 +76,15 @@ extension NavigationState {
         if let childRoute = graph.route(named: child.route),
           !childRoute.presentations.contains(child.presentation)
         {
-          problems.append("\(childID) '\(child.route)' may not be shown as \(child.presentation.rawValue)")
+          problems.append(
+            "\(childID) '\(child.route)' may not be shown as \(child.presentation.rawValue)")
         }
       }
     }
     let kinds = node.children.compactMap { coordinators[$0]?.presentation }
-    if kinds.filter({ $0 == .push }).count > 1 { problems.append("\(id) has more than one push child") }
+    if kinds.filter({ $0 == .push }).count > 1 {
+      problems.append("\(id) has more than one push child")
+    }
     if kinds.filter(\.isModal).count > 1 { problems.append("\(id) has more than one modal child") }
     let tabRoutes = tabChildren(of: node).compactMap { coordinators[$0]?.route }
     if let tabs = route.tabs {
@@ -85,7 +93,9 @@ extension NavigationState {
         problems.append("\(id) has no valid selected tab")
       }
     } else {
-      if !tabRoutes.isEmpty { problems.append("\(id) has tab children but '\(route.name)' has no tabs") }
+      if !tabRoutes.isEmpty {
+        problems.append("\(id) has tab children but '\(route.name)' has no tabs")
+      }
       if node.selectedTab != nil { problems.append("\(id) has a selected tab but no tabs") }
     }
     return problems

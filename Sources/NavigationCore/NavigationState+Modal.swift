@@ -2,7 +2,9 @@ import NavJSON
 
 /// Present, dismiss and back: modals over flows.
 extension NavigationState {
-  mutating func present(_ request: RouteRequest, style: ModalStyle, into pending: inout PendingEvents)
+  mutating func present(
+    _ request: RouteRequest, style: ModalStyle, into pending: inout PendingEvents
+  )
     throws(NavigationError)
   {
     let parent = try active()
@@ -25,7 +27,8 @@ extension NavigationState {
     case .coordinator(let id):
       let node = try coordinator(id)
       guard node.presentation.isModal else {
-        throw NavigationError(.notAModal, "coordinator \(id) is shown as \(node.presentation.rawValue), not as a modal")
+        throw NavigationError(
+          .notAModal, "coordinator \(id) is shown as \(node.presentation.rawValue), not as a modal")
       }
       stop(id, reason: .dismiss, into: &pending)
     case .all:
@@ -36,7 +39,8 @@ extension NavigationState {
     resume(with: result, into: &pending)
   }
 
-  mutating func back(result: JSONValue?, into pending: inout PendingEvents) throws(NavigationError) {
+  mutating func back(result: JSONValue?, into pending: inout PendingEvents) throws(NavigationError)
+  {
     let top = try active()
     if top.presentation == .push {
       stop(top.id, reason: .pop, into: &pending)

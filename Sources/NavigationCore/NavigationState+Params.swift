@@ -48,7 +48,8 @@ extension NavigationState {
     if wasIssued(id) {
       throw NavigationError(.coordinatorStopped, "coordinator \(id) has already stopped")
     }
-    throw NavigationError(.unknownCoordinator, "no coordinator \(id) was ever started in this session")
+    throw NavigationError(
+      .unknownCoordinator, "no coordinator \(id) was ever started in this session")
   }
 
   /// Checks that `route` may be shown with `presentation` from a coordinator showing `parentRoute`.
@@ -56,7 +57,8 @@ extension NavigationState {
     throws(NavigationError)
   {
     guard route.presentations.contains(presentation) else {
-      let allowed = Presentation.explicit.filter { route.presentations.contains($0) }.map(\.rawValue)
+      let allowed = Presentation.explicit.filter { route.presentations.contains($0) }.map(
+        \.rawValue)
       throw NavigationError(
         .presentationNotAllowed,
         "route '\(route.name)' may not be shown as \(presentation.rawValue) (only \(allowed.joined(separator: ", ")))"

@@ -44,7 +44,8 @@ extension NavigationState {
       case .tab:
         guard previous.route.tabs?.contains(route.name) == true else {
           throw NavigationError(
-            .invalidPath, "entry \(position): '\(route.name)' is not a tab of '\(previous.route.name)'")
+            .invalidPath,
+            "entry \(position): '\(route.name)' is not a tab of '\(previous.route.name)'")
         }
         guard params == defaultParams(for: route) else {
           throw NavigationError(
@@ -97,10 +98,12 @@ extension NavigationState {
       }
       // Free the slot the new entry takes: a coordinator has one push and one modal child.
       if let current = coordinators[cursor] {
-        let occupant = entry.presentation == .push ? pushChild(of: current) : modalChild(of: current)
+        let occupant =
+          entry.presentation == .push ? pushChild(of: current) : modalChild(of: current)
         if let occupant { stop(occupant, reason: .reset, into: &pending) }
       }
-      cursor = start(entry.route, params: entry.params, as: entry.presentation, under: cursor, into: &pending)
+      cursor = start(
+        entry.route, params: entry.params, as: entry.presentation, under: cursor, into: &pending)
     }
     // Nothing may show past the last entry; a tab container at the end shows its selected tab.
     while true {

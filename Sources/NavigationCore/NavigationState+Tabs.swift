@@ -42,7 +42,8 @@ extension NavigationState {
     throws(NavigationError)
   {
     guard wasIssued(id) else {
-      throw NavigationError(.unknownCoordinator, "no coordinator \(id) was ever started in this session")
+      throw NavigationError(
+        .unknownCoordinator, "no coordinator \(id) was ever started in this session")
     }
     guard let node = coordinators[id] else { return }
     guard node.parent != nil else {

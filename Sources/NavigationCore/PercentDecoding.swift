@@ -7,7 +7,8 @@ public func percentDecoded(_ text: some StringProtocol, plusAsSpace: Bool = fals
   while let byte = iterator.next() {
     switch byte {
     case UInt8(ascii: "%"):
-      guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue)
+      guard let high = iterator.next().flatMap(hexValue),
+        let low = iterator.next().flatMap(hexValue)
       else { return nil }
       bytes.append(high << 4 | low)
     case UInt8(ascii: "+") where plusAsSpace:

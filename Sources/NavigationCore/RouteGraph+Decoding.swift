@@ -78,7 +78,9 @@ private struct GraphDecoder {
       guard let text = value.stringValue else { throw fail("'path' must be a string", route: name) }
       path = text
     } else {
-      path = "/" + ([name] + paramNames.filter { paramSpecs[$0]?.required == true }.map { "{\($0)}" })
+      path =
+        "/"
+        + ([name] + paramNames.filter { paramSpecs[$0]?.required == true }.map { "{\($0)}" })
         .joined(separator: "/")
     }
     let segments = try parsePath(path, route: name, declared: paramSpecs)
@@ -111,10 +113,13 @@ private struct GraphDecoder {
       }
       presentation = parsed
     } else {
-      presentation = presentations.contains(.push) ? .push : Presentation.explicit.first { presentations.contains($0) } ?? .push
+      presentation =
+        presentations.contains(.push)
+        ? .push : Presentation.explicit.first { presentations.contains($0) } ?? .push
     }
     guard presentations.contains(presentation) else {
-      throw fail("'presentation' \(presentation.rawValue) is not among its 'presentations'", route: name)
+      throw fail(
+        "'presentation' \(presentation.rawValue) is not among its 'presentations'", route: name)
     }
 
     let next = try decodeNameList(object["next"], field: "next", route: name, allowEmpty: true)
@@ -124,7 +129,9 @@ private struct GraphDecoder {
     }
     var mayBeRoot = false
     if let value = object["root"] {
-      guard let flag = value.boolValue else { throw fail("'root' must be true or false", route: name) }
+      guard let flag = value.boolValue else {
+        throw fail("'root' must be true or false", route: name)
+      }
       mayBeRoot = flag
     }
     return Route(
@@ -154,7 +161,8 @@ private struct GraphDecoder {
       if let unknown = declaration.keys.first(where: { !paramKeys.contains($0) }) {
         throw fail("param '\(name)' has unknown field '\(unknown)'", route: route)
       }
-      guard let typeName = declaration["type"]?.stringValue, let type = ParamType(rawValue: typeName)
+      guard let typeName = declaration["type"]?.stringValue,
+        let type = ParamType(rawValue: typeName)
       else {
         throw fail("param '\(name)' needs a 'type' of string, int, number or bool", route: route)
       }
@@ -183,7 +191,8 @@ private struct GraphDecoder {
   {
     guard let value else { return nil }
     guard let list = value.arrayValue, allowEmpty || !list.isEmpty else {
-      throw fail("'\(field)' must be a\(allowEmpty ? "n" : " non-empty") array of route names", route: route)
+      throw fail(
+        "'\(field)' must be a\(allowEmpty ? "n" : " non-empty") array of route names", route: route)
     }
     var names: [String] = []
     for item in list {
@@ -243,7 +252,9 @@ private struct GraphDecoder {
     for route in routes {
       for tab in route.tabs ?? [] {
         guard let tabRoute = byName[tab] else { continue }
-        if let missing = tabRoute.params.first(where: { $0.spec.required && $0.spec.defaultValue == nil }) {
+        if let missing = tabRoute.params.first(where: {
+          $0.spec.required && $0.spec.defaultValue == nil
+        }) {
           throw fail(
             "tab '\(tab)' has required param '\(missing.name)' without a default: tabs start on their own",
             route: route.name)
@@ -262,8 +273,10 @@ private struct GraphDecoder {
         return segment
       }
       if let earlier = shapes[shape] {
-        let kind = routes.first { $0.name == earlier }?.path == route.path ? "duplicate" : "ambiguous"
-        throw fail("\(kind) path '\(route.path)': route '\(earlier)' already matches it", route: route.name)
+        let kind =
+          routes.first { $0.name == earlier }?.path == route.path ? "duplicate" : "ambiguous"
+        throw fail(
+          "\(kind) path '\(route.path)': route '\(earlier)' already matches it", route: route.name)
       }
       shapes[shape] = route.name
     }
@@ -297,7 +310,9 @@ private struct GraphDecoder {
 
   func isGraphName(_ text: String) -> Bool {
     !text.isEmpty && text.utf8.count <= 64
-      && text.utf8.allSatisfy { isAlphanumeric($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") }
+      && text.utf8.allSatisfy {
+        isAlphanumeric($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_")
+      }
   }
 
   func isRouteName(_ text: String) -> Bool {

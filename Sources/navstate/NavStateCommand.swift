@@ -28,7 +28,8 @@ struct NavStateCommand: ParsableCommand {
 
   @Option(
     name: .customLong("graph"),
-    help: ArgumentHelp("A route graph JSON file to load besides the built-in ones.", valueName: "file"))
+    help: ArgumentHelp(
+      "A route graph JSON file to load besides the built-in ones.", valueName: "file"))
   var graphFiles: [String] = []
 
   @Option(help: "The graph sessions use when creation names none.")
@@ -65,16 +66,20 @@ struct NavStateCommand: ParsableCommand {
   var heartbeat: Double = 15
 
   @Option(help: "trace, debug, info, notice, warning, error or critical.")
-  var logLevel: Logger.Level = .info
+  var logLevel: LogLevel = .info
 
   func validate() throws {
     guard (threads ?? 1) >= 1 else { throw ValidationError("--threads must be at least 1") }
     guard maxSessions >= 1 else { throw ValidationError("--max-sessions must be at least 1") }
     guard sessionTtl > 0 else { throw ValidationError("--session-ttl must be more than 0") }
-    guard maxCoordinators >= 1 else { throw ValidationError("--max-coordinators must be at least 1") }
+    guard maxCoordinators >= 1 else {
+      throw ValidationError("--max-coordinators must be at least 1")
+    }
     guard maxBodyBytes >= 1 else { throw ValidationError("--max-body-bytes must be at least 1") }
     guard maxConnections >= 1 else { throw ValidationError("--max-connections must be at least 1") }
-    guard maxConnectionsPerIp >= 0 else { throw ValidationError("--max-connections-per-ip must be 0 or more") }
+    guard maxConnectionsPerIp >= 0 else {
+      throw ValidationError("--max-connections-per-ip must be 0 or more")
+    }
     guard idleTimeout >= 1 else { throw ValidationError("--idle-timeout must be at least 1") }
     guard heartbeat > 0 else { throw ValidationError("--heartbeat must be more than 0") }
     guard eventBuffer >= 1 else { throw ValidationError("--event-buffer must be at least 1") }
@@ -82,7 +87,7 @@ struct NavStateCommand: ParsableCommand {
 
   func run() throws {
     ShutdownSignal.block()
-    let level = logLevel
+    let level = logLevel.level
     LoggingSystem.bootstrap { label in
       var handler = StreamLogHandler.standardError(label: label)
       handler.logLevel = level
@@ -99,7 +104,8 @@ struct NavStateCommand: ParsableCommand {
     storeConfiguration.sessionTTLSeconds = sessionTtl
     storeConfiguration.limits = NavigationLimits(maxCoordinators: maxCoordinators)
     storeConfiguration.eventBufferSize = eventBuffer
-    let store = SessionStore(graphs: graphs, defaultGraph: defaultGraph, configuration: storeConfiguration)
+    let store = SessionStore(
+      graphs: graphs, defaultGraph: defaultGraph, configuration: storeConfiguration)
     let service = NavStateService(store: store, logger: logger)
 
     var serverConfiguration = HTTPServerConfiguration()
@@ -118,7 +124,9 @@ struct NavStateCommand: ParsableCommand {
     } catch {
       throw ValidationError("cannot listen on \(host):\(port): \(error)")
     }
-    let sweeper = RepeatingTask(label: "navstate.expiry", interval: min(1, max(0.05, sessionTtl / 4))) {
+    let sweeper = RepeatingTask(
+      label: "navstate.expiry", interval: min(1, max(0.05, sessionTtl / 4))
+    ) {
       store.expireIdle(now: .now())
     }
     let heartbeats = RepeatingTask(label: "navstate.heartbeat", interval: heartbeat) {
@@ -130,7 +138,8 @@ struct NavStateCommand: ParsableCommand {
     logger.info(
       "serving",
       metadata: [
-        "graphs": "\(graphs.map(\.name).joined(separator: ","))", "threads": "\(serverConfiguration.threads)",
+        "graphs": "\(graphs.map(\.name).joined(separator: ","))",
+        "threads": "\(serverConfiguration.threads)",
       ])
 
     let signalName = ShutdownSignal.wait()
@@ -174,4 +183,9 @@ struct NavStateCommand: ParsableCommand {
   }
 }
 
-extension Logger.Level: @retroactive ExpressibleByArgument {}
+/// The log levels of swift-log, as the command line spells them.
+enum LogLevel: String, CaseIterable, ExpressibleByArgument {
+  case trace, debug, info, notice, warning, error, critical
+
+  var level: Logger.Level { Logger.Level(rawValue: rawValue) ?? .info }
+}

@@ -19,7 +19,8 @@ struct EventStreamTests {
     let server = try ServerProcess()
     defer { server.stop() }
     let session = try TestSession(server.client)
-    let stream = try EventStreamClient(port: server.port, path: "\(session.path)/events", token: session.token)
+    let stream = try EventStreamClient(
+      port: server.port, path: "\(session.path)/events", token: session.token)
     let reset = try #require(stream.next())
     #expect(reset.type == "reset")
     #expect(reset.id == 1)
@@ -27,7 +28,8 @@ struct EventStreamTests {
     _ = try session.call("push", ["route": "detail", "params": ["id": 1]])
     _ = try session.call("pop", ["result": "done"])
     let events = [stream.next(), stream.next(), stream.next()].compactMap { $0 }
-    #expect(events.map(\.type) == ["coordinator.started", "coordinator.stopped", "coordinator.resumed"])
+    #expect(
+      events.map(\.type) == ["coordinator.started", "coordinator.stopped", "coordinator.resumed"])
     #expect(events.map(\.id) == [2, 3, 4])
     #expect((try? JSONParser.parse(events[2].data))?["result"] == "done")
   }
@@ -37,14 +39,18 @@ struct EventStreamTests {
     let server = try ServerProcess(["--event-buffer", "4"])
     defer { server.stop() }
     let session = try TestSession(server.client)
-    for id in 1...2 { _ = try session.call("push", ["route": "detail", "params": ["id": .int(id)]]) }
+    for id in 1...2 {
+      _ = try session.call("push", ["route": "detail", "params": ["id": .int(id)]])
+    }
     // seq 1: master started, 2 and 3: the two details.
     let resumed = try EventStreamClient(
       port: server.port, path: "\(session.path)/events", token: session.token, lastEventID: 2)
     let next = try #require(resumed.next())
     #expect(next.id == 3)
     #expect(next.type == "coordinator.started")
-    for id in 3...6 { _ = try session.call("push", ["route": "detail", "params": ["id": .int(id)]]) }
+    for id in 3...6 {
+      _ = try session.call("push", ["route": "detail", "params": ["id": .int(id)]])
+    }
     let stale = try EventStreamClient(
       port: server.port, path: "\(session.path)/events", token: session.token, lastEventID: 1)
     let reset = try #require(stale.next())
@@ -56,7 +62,8 @@ struct EventStreamTests {
     let list = try server.client.json("GET", "\(session.path)/events?after=1", token: session.token)
     #expect(list.json["events"] == [])
     #expect(list.json["reset"]?["version"] == 7)
-    let recent = try server.client.json("GET", "\(session.path)/events?after=5", token: session.token)
+    let recent = try server.client.json(
+      "GET", "\(session.path)/events?after=5", token: session.token)
     #expect(recent.json["events"]?.arrayValue?.compactMap { $0["seq"]?.intValue } == [6, 7])
   }
 
@@ -65,8 +72,10 @@ struct EventStreamTests {
     let server = try ServerProcess()
     defer { server.stop() }
     let session = try TestSession(server.client)
-    let first = try EventStreamClient(port: server.port, path: "\(session.path)/events", token: session.token, lastEventID: 1)
-    let second = try EventStreamClient(port: server.port, path: "\(session.path)/events", token: session.token, lastEventID: 1)
+    let first = try EventStreamClient(
+      port: server.port, path: "\(session.path)/events", token: session.token, lastEventID: 1)
+    let second = try EventStreamClient(
+      port: server.port, path: "\(session.path)/events", token: session.token, lastEventID: 1)
     usleep(100_000)
     _ = try session.call("push", ["route": "detail", "params": ["id": 1]])
     _ = try session.call("present", ["route": "settings"])
@@ -105,14 +114,17 @@ struct EventStreamTests {
     let session = try TestSession(server.client)
     var streams: [EventStreamClient] = []
     for _ in 0..<5 {
-      let stream = try EventStreamClient(port: server.port, path: "\(session.path)/events", token: session.token)
+      let stream = try EventStreamClient(
+        port: server.port, path: "\(session.path)/events", token: session.token)
       _ = stream.next()
       streams.append(stream)
     }
     #expect(try metric(server, "navstate_open_event_streams") == 5)
     for stream in streams.prefix(4) { stream.disconnect() }
     let deadline = Date().addingTimeInterval(5)
-    while try metric(server, "navstate_open_event_streams") != 1, Date() < deadline { usleep(100_000) }
+    while try metric(server, "navstate_open_event_streams") != 1, Date() < deadline {
+      usleep(100_000)
+    }
     #expect(try metric(server, "navstate_open_event_streams") == 1)
     _ = try session.call("push", ["route": "detail", "params": ["id": 1]])
     #expect(streams[4].next()?.type == "coordinator.started")

@@ -68,7 +68,9 @@ struct HTTPTestClient: Sendable {
     defer { close(socket) }
     var sent = 0
     while sent < bytes.count {
-      let count = bytes[sent...].withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+      let count = bytes[sent...].withUnsafeBytes {
+        send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+      }
       guard count > 0 else { break }
       sent += count
     }
@@ -108,7 +110,8 @@ struct HTTPTestClient: Sendable {
       close(fd)
       throw TestClientError.connect(code)
     }
-    var interval = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - Double(Int(timeout))) * 1_000_000))
+    var interval = timeval(
+      tv_sec: Int(timeout), tv_usec: Int((timeout - Double(Int(timeout))) * 1_000_000))
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &interval, socklen_t(MemoryLayout<timeval>.size))
     return fd
   }
@@ -123,14 +126,21 @@ struct HTTPTestClient: Sendable {
     guard statusLine.count >= 2, let status = Int(statusLine[1]) else { return nil }
     let headers = lines.compactMap { line -> (String, String)? in
       guard let colon = line.firstIndex(of: ":") else { return nil }
-      return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+      return (
+        String(line[..<colon]),
+        line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+      )
     }
     let body = Array(bytes[headEnd.upperBound...])
-    if let length = headers.first(where: { $0.0.lowercased() == "content-length" }).flatMap({ Int($0.1) }) {
+    if let length = headers.first(where: { $0.0.lowercased() == "content-length" }).flatMap({
+      Int($0.1)
+    }) {
       guard body.count >= length else { return nil }
       return TestResponse(status: status, headers: headers, body: Array(body.prefix(length)))
     }
-    if status == 204 || status == 304 { return TestResponse(status: status, headers: headers, body: []) }
+    if status == 204 || status == 304 {
+      return TestResponse(status: status, headers: headers, body: [])
+    }
     return atEnd ? TestResponse(status: status, headers: headers, body: body) : nil
   }
 }

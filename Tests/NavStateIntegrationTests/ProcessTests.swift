@@ -43,9 +43,11 @@ struct ProcessTests {
 
   @Test("serves a graph loaded with --graph")
   func loadsGraphFile() throws {
-    let file = FileManager.default.temporaryDirectory.appendingPathComponent("shop-\(getpid()).json")
+    let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "shop-\(getpid()).json")
     try Data(
-      #"{"name":"shop","root":"home","routes":[{"name":"home","next":["cart"]},{"name":"cart"}]}"#.utf8
+      #"{"name":"shop","root":"home","routes":[{"name":"home","next":["cart"]},{"name":"cart"}]}"#
+        .utf8
     ).write(to: file)
     defer { try? FileManager.default.removeItem(at: file) }
     let server = try ServerProcess(["--graph", file.path])

@@ -48,7 +48,9 @@ struct SeedAppsTests {
     }
     // Nothing further may be shown from scene2.
     _ = try session.call("push", ["route": "scene2", "params": ["text": "a"]])
-    #expect(try session.call("present", ["route": "scene3", "params": ["text": "b"]]).json["code"] == "route_not_allowed")
+    #expect(
+      try session.call("present", ["route": "scene3", "params": ["text": "b"]]).json["code"]
+        == "route_not_allowed")
   }
 
   @Test("login: forgotPassword sheet, signup cover, dashboard push, pop and popToRoot")
@@ -65,7 +67,8 @@ struct SeedAppsTests {
     _ = try session.call("push", ["route": "dashboard"])
     let cover = try session.call("present", ["route": "signup"])
     #expect(cover.json["code"] == "presentation_not_allowed")
-    #expect(try session.call("present", ["route": "forgotPassword"]).json["code"] == "route_not_allowed")
+    #expect(
+      try session.call("present", ["route": "forgotPassword"]).json["code"] == "route_not_allowed")
     let root = try session.call("pop", ["toRoot": true])
     #expect(TestSession.routes(root) == ["login"])
   }
@@ -76,7 +79,8 @@ struct SeedAppsTests {
     _ = try session.call("push", ["route": "detail", "params": ["id": 1]])  // c2
     _ = try session.call("push", ["route": "detail", "params": ["id": 2]])  // c3
     _ = try session.call("present", ["route": "settings"])  // c4
-    let torn = try server.client.json("DELETE", "\(session.path)/coordinators/c2", token: session.token)
+    let torn = try server.client.json(
+      "DELETE", "\(session.path)/coordinators/c2", token: session.token)
     let events = try #require(torn.json["events"]?.arrayValue)
     #expect(events.map { $0["coordinator"] } == ["c4", "c3", "c2"])
     #expect(events.allSatisfy { $0["type"] == "coordinator.stopped" && $0["reason"] == "teardown" })
@@ -84,7 +88,8 @@ struct SeedAppsTests {
     #expect(events.allSatisfy { $0["version"] == 5 })
     #expect(TestSession.routes(torn) == ["master"])
     let tab = try TestSession(server.client, body: ["root": ["route": "tabs"]])
-    let tabTeardown = try server.client.json("DELETE", "\(tab.path)/coordinators/c2", token: tab.token)
+    let tabTeardown = try server.client.json(
+      "DELETE", "\(tab.path)/coordinators/c2", token: tab.token)
     #expect(tabTeardown.status == 409)
     #expect(tabTeardown.json["code"] == "cannot_tear_down_tab")
   }

@@ -23,7 +23,8 @@ struct TestSession {
   func call(_ operation: String, _ body: JSONValue? = nil, headers: [(String, String)] = [])
     throws -> TestResponse
   {
-    try client.json("POST", "\(path)/\(operation)", token: token, body: body ?? [:], headers: headers)
+    try client.json(
+      "POST", "\(path)/\(operation)", token: token, body: body ?? [:], headers: headers)
   }
 
   /// Routes of the visible path, for short assertions.

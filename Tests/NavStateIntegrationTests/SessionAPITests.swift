@@ -57,12 +57,14 @@ struct SessionAPITests {
     #expect(TestSession.routes(linked) == ["master", "detail", "settings"])
     #expect(linked.json["session"]?["path"]?[1]?["params"] == ["id": 5])
     let detailID = try #require(linked.json["session"]?["path"]?[1]?["id"]?.stringValue)
-    let torn = try client.json("DELETE", "\(session.path)/coordinators/\(detailID)", token: session.token)
+    let torn = try client.json(
+      "DELETE", "\(session.path)/coordinators/\(detailID)", token: session.token)
     #expect(torn.status == 200)
     #expect(TestSession.events(torn).map(\.type) == ["coordinator.stopped", "coordinator.stopped"])
     #expect(torn.json["events"]?[0]?["route"] == "settings")
     #expect(torn.json["events"]?[1]?["reason"] == "teardown")
-    let again = try client.json("DELETE", "\(session.path)/coordinators/\(detailID)", token: session.token)
+    let again = try client.json(
+      "DELETE", "\(session.path)/coordinators/\(detailID)", token: session.token)
     #expect(again.status == 204)
     let never = try client.json("DELETE", "\(session.path)/coordinators/c999", token: session.token)
     #expect(never.status == 404)
@@ -102,7 +104,9 @@ struct SessionAPITests {
       ("push", ["route": "settings"], 422, "presentation_not_allowed"),
       ("select-tab", ["tab": 1], 409, "no_tab_container"),
       ("deeplink", ["url": "/master/nowhere"], 422, "no_route_for_url"),
-      ("push", ["route": "detail", "params": ["id": 1], "singletop": true], 422, "invalid_request"),
+      (
+        "push", ["route": "detail", "params": ["id": 1], "singletop": true], 422, "invalid_request"
+      ),
       ("pop", ["count": 1, "toRoot": true], 422, "invalid_request"),
     ]
     for (operation, body, status, code) in cases {
@@ -134,7 +138,12 @@ struct SessionAPITests {
     #expect(try session.get().json["version"] == 1)
     let applied = try session.call(
       "batch",
-      ["ops": [["op": "push", "route": "detail", "params": ["id": 1]], ["op": "present", "route": "settings"]]])
+      [
+        "ops": [
+          ["op": "push", "route": "detail", "params": ["id": 1]],
+          ["op": "present", "route": "settings"],
+        ]
+      ])
     #expect(applied.status == 200)
     #expect(applied.json["session"]?["version"] == 2)
     #expect(TestSession.events(applied).count == 2)
