@@ -1,0 +1,75 @@
+import Logging
+import MicroHTTPServer
+import NavJSON
+import NavigationCore
+
+extension NavStateService {
+  func listEvents(_ request: HTTPRequest, id: String) throws(APIProblem) -> HTTPResponse {
+    let record = try store.authorize(id: id, authorization: request.headers["authorization"])
+    let wantsStream = request.headers["accept"]?.contains("text/event-stream") == true
+    var after: Int? = nil
+    if let text = request.queryItem("after") {
+      guard let value = Int(text), value >= 0 else {
+        throw APIProblem(
+          status: 400, code: "invalid_query", title: "Invalid query",
+          detail: "'after' must be a sequence number (0 or more)")
+      }
+      after = value
+    }
+    if wantsStream {
+      if let text = request.headers["last-event-id"] {
+        // A browser sends back the last id it saw; anything else means "start afresh".
+        after = Int(Substring(text).trimmingWhitespace()).flatMap { $0 >= 0 ? $0 : nil }
+      }
+      return try subscribe(record, after: after)
+    }
+    let from = after ?? 0
+    var writer = JSONWriter(capacity: 2048)
+    try record.data.withLock { (data) throws(APIProblem) in
+      try Self.touch(&data, store: store)
+      writer.beginObject()
+      if let entries = data.log.after(from) {
+        writer.key("events")
+        writer.beginArray()
+        for entry in entries { writer.raw(entry.json) }
+        writer.endArray()
+      } else {
+        // The events asked for are no longer kept: hand over the whole state instead.
+        writer.key("events")
+        writer.beginArray()
+        writer.endArray()
+        writer.key("reset")
+        record.writeState(of: data, into: &writer)
+      }
+      writer.key("lastSeq")
+      writer.int(data.navigation.lastSeq)
+      writer.endObject()
+    }
+    return Self.json(200, writer.bytes)
+  }
+
+  /// Opens a Server-Sent Events stream: the events after `after` (or, when those are no longer
+  /// kept or none was given, one `reset` event with the whole state), then live events.
+  func subscribe(_ record: SessionRecord, after: Int?) throws(APIProblem) -> HTTPResponse {
+    let stream = try store.subscribe(record) { (data) throws(APIProblem) -> [UInt8] in
+      guard !data.ended else { throw APIProblem.sessionNotFound }
+      var initial = EventStreamFraming.retry(milliseconds: 2000)
+      let lastSeq = data.navigation.lastSeq
+      if let after, after <= lastSeq, let entries = data.log.after(after) {
+        for entry in entries {
+          initial += EventStreamFraming.event(id: entry.seq, type: entry.type, json: entry.json)
+        }
+      } else {
+        var writer = JSONWriter(capacity: 1024)
+        record.writeState(of: data, into: &writer)
+        initial += EventStreamFraming.event(id: lastSeq, type: "reset", json: writer.bytes)
+      }
+      return initial
+    }
+    return .stream(
+      headers: HTTPHeaders([
+        ("Content-Type", "text/event-stream"), ("Cache-Control", "no-store"),
+        ("X-Accel-Buffering", "no"),
+      ]), stream)
+  }
+}

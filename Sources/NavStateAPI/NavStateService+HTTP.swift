@@ -1,0 +1,69 @@
+import Logging
+import MicroHTTPServer
+import NavJSON
+import NavigationCore
+
+/// HTTP details shared by the handlers: bodies, versions, preconditions.
+extension NavStateService {
+
+  /// Every authenticated call keeps the session alive for another TTL.
+  static func touch(_ data: inout SessionRecord.Data, store: SessionStore)
+    throws(APIProblem)
+  {
+    guard !data.ended else { throw APIProblem.sessionNotFound }
+    data.expiresAt = Timestamp.now().adding(seconds: store.configuration.sessionTTLSeconds)
+  }
+
+  /// `If-Match: "<version>"` (or `*`): apply only at that version.
+  static func checkPrecondition(_ request: HTTPRequest, version: Int) throws(APIProblem) {
+    guard let header = request.headers["if-match"] else { return }
+    let current = etag(version)
+    let tags = header.split(separator: ",").map { tag in
+      var text = tag.trimmingWhitespace()
+      if text.hasPrefix("W/") { text = text.dropFirst(2) }
+      return text
+    }
+    guard !tags.contains(where: { $0 == "*" || $0 == current }) else { return }
+    throw APIProblem(
+      status: 412, code: "version_mismatch", title: "Precondition failed",
+      detail: "the session is at version \(version), not \(header)",
+      extra: [("version", String(version))], headers: [("ETag", current)])
+  }
+
+  static func etag(_ version: Int) -> String { "\"\(version)\"" }
+
+  static func json(_ status: Int, _ body: [UInt8]) -> HTTPResponse {
+    HTTPResponse(
+      status: status, headers: HTTPHeaders([("Content-Type", "application/json")]), body: body)
+  }
+
+  /// The body as JSON, or nil when there is none. Refuses other media types (415) and
+  /// malformed JSON (400).
+  static func jsonBody(_ request: HTTPRequest) throws(APIProblem) -> JSONValue? {
+    guard !request.body.isEmpty else { return nil }
+    if let type = request.headers["content-type"] {
+      let mediaType = type.split(separator: ";", maxSplits: 1).first?.trimmingWhitespace()
+        .lowercased()
+      guard mediaType == "application/json" || mediaType?.hasSuffix("+json") == true else {
+        throw APIProblem(
+          status: 415, code: "unsupported_media_type", title: "Unsupported media type",
+          detail: "send the body as application/json, not \(type)")
+      }
+    }
+    do {
+      return try JSONParser.parse(request.body)
+    } catch {
+      throw APIProblem(
+        status: 400, code: "malformed_json", title: "Malformed JSON", detail: "\(error)")
+    }
+  }
+}
+
+extension Substring {
+  func trimmingWhitespace() -> Substring {
+    var text = self
+    while text.first == " " || text.first == "\t" { text = text.dropFirst() }
+    while text.last == " " || text.last == "\t" { text = text.dropLast() }
+    return text
+  }
+}

@@ -1,0 +1,71 @@
+import Logging
+import MicroHTTPServer
+import NavJSON
+import NavigationCore
+
+/// The navigation operations: every mutation goes through `apply`.
+extension NavStateService {
+  func teardown(_ request: HTTPRequest, id: String, coordinator: String) throws(APIProblem)
+    -> HTTPResponse
+  {
+    let record = try store.authorize(id: id, authorization: request.headers["authorization"])
+    guard let target = CoordinatorID(coordinator) else {
+      throw APIProblem(
+        NavigationError(
+          .unknownCoordinator, "'\(coordinator)' is not a coordinator id (c1, c2, ...)"))
+    }
+    let response = try apply(.teardown(target), to: record, request: request)
+    // An already stopped coordinator is a no-op success: clients retry and gestures race.
+    return response.status == 200 && response.events == 0
+      ? HTTPResponse(status: 204) : response.http
+  }
+
+  func mutate(
+    _ request: HTTPRequest, id: String, command: (JSONValue) throws(APIProblem) -> Command
+  ) throws(APIProblem) -> HTTPResponse {
+    let record = try store.authorize(id: id, authorization: request.headers["authorization"])
+    let body = try Self.jsonBody(request) ?? .object(JSONObject())
+    return try apply(try command(body), to: record, request: request).http
+  }
+
+  struct Applied {
+    var http: HTTPResponse
+    var status: Int { http.status }
+    var events: Int
+  }
+
+  /// Applies one command under the session's lock and answers `{session, events}`.
+  func apply(_ command: Command, to record: SessionRecord, request: HTTPRequest)
+    throws(APIProblem) -> Applied
+  {
+    var writer = JSONWriter(capacity: 2048)
+    let (version, events) = try record.data.withLock {
+      (data) throws(APIProblem) -> (Int, [NavigationEvent]) in
+      try Self.touch(&data, store: store)
+      try Self.checkPrecondition(request, version: data.navigation.version)
+      let events: [NavigationEvent]
+      do throws(NavigationError) {
+        events = try data.navigation.apply(command)
+      } catch {
+        throw APIProblem(error)
+      }
+      if !events.isEmpty {
+        data.updatedAt = .now()
+        store.delivered(data.record(events))
+      }
+      writer.beginObject()
+      writer.key("session")
+      record.writeState(of: data, into: &writer)
+      writer.key("events")
+      writer.beginArray()
+      for event in events { StateJSON.writeEvent(event, into: &writer) }
+      writer.endArray()
+      writer.endObject()
+      return (data.navigation.version, events)
+    }
+    store.account(events)
+    var response = Self.json(200, writer.bytes)
+    response.headers.add("ETag", Self.etag(version))
+    return Applied(http: response, events: events.count)
+  }
+}

@@ -1,0 +1,75 @@
+import Logging
+import MicroHTTPServer
+import NavJSON
+import NavigationCore
+
+extension NavStateService {
+  func createSession(_ request: HTTPRequest) throws(APIProblem) -> HTTPResponse {
+    var graphName: String?
+    var root: RouteRequest?
+    if let body = try Self.jsonBody(request) {
+      guard let object = body.objectValue else {
+        throw APIProblem(NavigationError(.invalidRequest, "the body must be a JSON object"))
+      }
+      if let unknown = object.keys.first(where: { $0 != "graph" && $0 != "root" }) {
+        throw APIProblem(
+          NavigationError(.invalidRequest, "session creation has no field '\(unknown)'"))
+      }
+      switch object["graph"] {
+      case .none, .some(.null): break
+      case .some(.string(let name)): graphName = name
+      case .some:
+        throw APIProblem(NavigationError(.invalidRequest, "'graph' must be a graph name"))
+      }
+      if let rootValue = object["root"], rootValue != .null {
+        do throws(NavigationError) {
+          root = try CommandDecoder.rootRequest(rootValue)
+        } catch {
+          throw APIProblem(error)
+        }
+      }
+    }
+    let (record, token) = try store.create(graph: graphName, root: root, now: .now())
+    var writer = JSONWriter(capacity: 1024)
+    let version = record.data.withLock { data in
+      writer.beginObject()
+      writer.key("session")
+      record.writeState(of: data, into: &writer)
+      writer.key("token")
+      writer.string(token)
+      writer.endObject()
+      return data.navigation.version
+    }
+    logger.debug("session created", metadata: ["session": "\(record.id)"])
+    var response = Self.json(201, writer.bytes)
+    response.headers.add("Location", "/v1/sessions/\(record.id)")
+    response.headers.add("ETag", Self.etag(version))
+    response.headers.add("Cache-Control", "no-store")
+    return response
+  }
+
+  func getSession(_ request: HTTPRequest, id: String) throws(APIProblem) -> HTTPResponse {
+    let record = try store.authorize(id: id, authorization: request.headers["authorization"])
+    var writer = JSONWriter(capacity: 1024)
+    let version = try record.data.withLock { (data) throws(APIProblem) -> Int in
+      try Self.touch(&data, store: store)
+      record.writeState(of: data, into: &writer)
+      return data.navigation.version
+    }
+    var response = Self.json(200, writer.bytes)
+    response.headers.add("ETag", Self.etag(version))
+    return response
+  }
+
+  func deleteSession(_ request: HTTPRequest, id: String) throws(APIProblem) -> HTTPResponse {
+    let record = try store.authorize(id: id, authorization: request.headers["authorization"])
+    let events = try store.end(record, reason: .deleted) { (data) throws(APIProblem) in
+      try Self.checkPrecondition(request, version: data.navigation.version)
+      return true
+    }
+    // A concurrent delete or expiry got there first: the session is gone all the same.
+    guard !events.isEmpty else { throw APIProblem.sessionNotFound }
+    logger.debug("session deleted", metadata: ["session": "\(id)"])
+    return HTTPResponse(status: 204)
+  }
+}
