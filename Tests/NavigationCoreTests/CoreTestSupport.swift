@@ -44,11 +44,14 @@ struct Fixture {
     let before = state
     do {
       _ = try state.apply(command)
-      Issue.record("\(command) was applied; expected \(code.rawValue)", sourceLocation: sourceLocation)
+      Issue.record(
+        "\(command) was applied; expected \(code.rawValue)", sourceLocation: sourceLocation)
     } catch {
       #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
     }
-    #expect(sameState(before, state), "a refused operation changed the state", sourceLocation: sourceLocation)
+    #expect(
+      sameState(before, state), "a refused operation changed the state",
+      sourceLocation: sourceLocation)
   }
 
   var routes: [String] { state.visiblePath.compactMap { state[$0]?.route } }

@@ -25,7 +25,10 @@ struct DeepLinkGrammarTests {
 
   @Test("a path: the first route is the root, later ones use their own presentation")
   func path() throws {
-    #expect(try read("/master/detail/4/settings") == ["master root", "detail push id=4", "settings sheet"])
+    #expect(
+      try read("/master/detail/4/settings") == [
+        "master root", "detail push id=4", "settings sheet",
+      ])
   }
 
   @Test("a custom scheme reads its host as the first segment")
@@ -35,14 +38,21 @@ struct DeepLinkGrammarTests {
 
   @Test("an http(s) URL drops its host")
   func httpURL() throws {
-    #expect(try read("https://example.com/login/signup") == ["login root", "signup fullScreenCover"])
+    #expect(
+      try read("https://example.com/login/signup") == ["login root", "signup fullScreenCover"])
     #expect(try read("http://example.com:8080/master#fragment") == ["master root"])
   }
 
   @Test("query items fill params of the last route that declares them; unknown ones are ignored")
   func query() throws {
-    #expect(try read("/tabs/search?query=red+shoes&unknown=1") == ["tabs root", "search tab query=\"red shoes\""])
-    #expect(try read("/master/detail/1/detail/2?id=3") == ["master root", "detail push id=1", "detail push id=3"])
+    #expect(
+      try read("/tabs/search?query=red+shoes&unknown=1") == [
+        "tabs root", "search tab query=\"red shoes\"",
+      ])
+    #expect(
+      try read("/master/detail/1/detail/2?id=3") == [
+        "master root", "detail push id=1", "detail push id=3",
+      ])
   }
 
   @Test("params are converted to their type; a segment that does not convert does not match")
@@ -54,7 +64,10 @@ struct DeepLinkGrammarTests {
 
   @Test("percent-escapes are decoded; broken ones are refused")
   func percent() throws {
-    #expect(try read("/scene1/scene2/hello%20world") == ["scene1 root", "scene2 push text=\"hello world\""])
+    #expect(
+      try read("/scene1/scene2/hello%20world") == [
+        "scene1 root", "scene2 push text=\"hello world\"",
+      ])
     #expect(refusal("/scene1/scene2/bad%zz") == .invalidURL)
   }
 

@@ -25,13 +25,15 @@ struct GraphLoadingTests {
   @Test("the demo graph has the routes of SPEC section 7")
   func demo() throws {
     let names = demoGraph.routes.map(\.name)
-    #expect(names == [
-      "master", "detail", "settings", "login", "dashboard", "forgotPassword", "signup", "tabs",
-      "home", "search", "profile", "scene1", "scene2", "scene3",
-    ])
+    #expect(
+      names == [
+        "master", "detail", "settings", "login", "dashboard", "forgotPassword", "signup", "tabs",
+        "home", "search", "profile", "scene1", "scene2", "scene3",
+      ])
     #expect(demoGraph.rootRoute == "master")
     #expect(demoGraph.route(named: "detail")?.path == "/detail/{id}")
-    #expect(demoGraph.route(named: "detail")?.paramSpecs["id"] == ParamSpec(type: .int, required: true))
+    #expect(
+      demoGraph.route(named: "detail")?.paramSpecs["id"] == ParamSpec(type: .int, required: true))
     #expect(demoGraph.route(named: "settings")?.presentation == .sheet)
     #expect(demoGraph.route(named: "signup")?.presentation == .fullScreenCover)
     #expect(demoGraph.route(named: "tabs")?.tabs == ["home", "search", "profile"])
@@ -64,16 +66,28 @@ struct GraphLoadingTests {
       (#"{"name":"home","tabs":["cart"]}"#, "home", "unknown route 'cart'"),
       (#"{"name":"home"},{"name":"home"}"#, "home", "declared more than once"),
       (#"{"name":"home","path":"/a"},{"name":"b","path":"/a"}"#, "b", "duplicate path"),
-      (#"{"name":"home","path":"/a/{x}","params":{"x":{"type":"int"}}},{"name":"b","path":"/a/{y}","params":{"y":{"type":"string"}}}"#, "b", "ambiguous path"),
+      (
+        #"{"name":"home","path":"/a/{x}","params":{"x":{"type":"int"}}},{"name":"b","path":"/a/{y}","params":{"y":{"type":"string"}}}"#,
+        "b", "ambiguous path"
+      ),
       (#"{"name":"home","params":{"x":{"type":"date"}}}"#, "home", "type"),
-      (#"{"name":"home","params":{"x":{"type":"int","default":"one"}}}"#, "home", "default is not of type int"),
+      (
+        #"{"name":"home","params":{"x":{"type":"int","default":"one"}}}"#, "home",
+        "default is not of type int"
+      ),
       (#"{"name":"home","path":"/home/{id}"}"#, "home", "{id}, which is not a declared param"),
       (#"{"name":"Home"}"#, "Home", "must match"),
-      (#"{"name":"home","tabs":["a"]},{"name":"a","params":{"q":{"type":"string","required":true}}}"#, "home", "required param 'q' without a default"),
+      (
+        #"{"name":"home","tabs":["a"]},{"name":"a","params":{"q":{"type":"string","required":true}}}"#,
+        "home", "required param 'q' without a default"
+      ),
       (#"{"name":"home","tabs":["a"]},{"name":"a","tabs":["home"]}"#, "home", "contain each other"),
       (#"{"name":"home","colour":"red"}"#, "home", "unknown field 'colour'"),
       (#"{"name":"home","presentation":"tab"}"#, "home", "'presentation' must be"),
-      (#"{"name":"home","presentation":"sheet","presentations":["push"]}"#, "home", "not among its 'presentations'"),
+      (
+        #"{"name":"home","presentation":"sheet","presentations":["push"]}"#, "home",
+        "not among its 'presentations'"
+      ),
       (#"{"name":"home","path":"home"}"#, "home", "must start with '/'"),
     ])
   func routeErrors(routes: String, route: String, problem: String) throws {
@@ -88,9 +102,14 @@ struct GraphLoadingTests {
   func documentErrors() {
     #expect(error("[]")?.problem == "the document must be an object")
     #expect(error("{")?.problem.hasPrefix("not valid JSON") == true)
-    #expect(error(graph(#"{"name":"home"}"#, root: "cart"))?.problem == "'root' names unknown route 'cart'")
-    #expect(error(#"{"name":"shop","root":"home","routes":[]}"#)?.problem.contains("non-empty") == true)
-    #expect(error(#"{"name":"","root":"home","routes":[{"name":"home"}]}"#)?.problem.contains("'name'") == true)
+    #expect(
+      error(graph(#"{"name":"home"}"#, root: "cart"))?.problem
+        == "'root' names unknown route 'cart'")
+    #expect(
+      error(#"{"name":"shop","root":"home","routes":[]}"#)?.problem.contains("non-empty") == true)
+    #expect(
+      error(#"{"name":"","root":"home","routes":[{"name":"home"}]}"#)?.problem.contains("'name'")
+        == true)
   }
 
   @Test("a literal pattern listed first wins over a parameter one")

@@ -15,9 +15,10 @@ struct ModalOperationTests {
     try session.apply(.push(route("dashboard")))
     try session.apply(.present(route("settings"), style: .sheet))
     #expect(session.routes == ["login", "signup", "dashboard", "settings"])
-    #expect(session.state.visiblePath.compactMap { session.state[$0]?.presentation } == [
-      .root, .fullScreenCover, .push, .sheet,
-    ])
+    #expect(
+      session.state.visiblePath.compactMap { session.state[$0]?.presentation } == [
+        .root, .fullScreenCover, .push, .sheet,
+      ])
   }
 
   @Test("present refusals are those of push")
@@ -38,9 +39,10 @@ struct ModalOperationTests {
     try session.apply(.present(route("signup"), style: .fullScreenCover))
     try session.apply(.push(route("dashboard")))
     let events = try session.apply(.dismiss(result: "welcome"))
-    #expect(describe(events) == [
-      "stopped c3 dashboard dismiss", "stopped c2 signup dismiss", #"resumed c1 "welcome""#,
-    ])
+    #expect(
+      describe(events) == [
+        "stopped c3 dashboard dismiss", "stopped c2 signup dismiss", #"resumed c1 "welcome""#,
+      ])
     session.refuse(.dismiss(), .nothingToDismiss)
   }
 
@@ -68,7 +70,10 @@ struct ModalOperationTests {
     try session.apply(.present(route("settings"), style: .sheet))
     let events = try session.apply(.dismiss(.all))
     #expect(events.count == 2)
-    #expect(events.allSatisfy { if case .stopped(_, "settings", .dismiss) = $0.kind { true } else { false } })
+    #expect(
+      events.allSatisfy {
+        if case .stopped(_, "settings", .dismiss) = $0.kind { true } else { false }
+      })
     session.refuse(.dismiss(.all), .nothingToDismiss)
   }
 

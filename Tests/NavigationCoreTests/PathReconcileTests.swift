@@ -23,10 +23,11 @@ struct PathReconcileTests {
         entry("master", .root), entry("detail", ["id": 1], .push),
         entry("detail", ["id": 9], .push), entry("settings", .sheet),
       ]))
-    #expect(describe(events) == [
-      "stopped c3 detail reset", "started c4 detail push under c2",
-      "started c5 settings sheet under c4",
-    ])
+    #expect(
+      describe(events) == [
+        "stopped c3 detail reset", "started c4 detail push under c2",
+        "started c5 settings sheet under c4",
+      ])
     #expect(session.state.visiblePath.map(\.description) == ["c1", "c2", "c4", "c5"])
   }
 
@@ -35,7 +36,8 @@ struct PathReconcileTests {
     var session = try Fixture()
     try session.apply(.push(detail(1)))
     let before = session.state
-    let same = try session.apply(.setPath([entry("master", .root), entry("detail", ["id": 1], .push)]))
+    let same = try session.apply(
+      .setPath([entry("master", .root), entry("detail", ["id": 1], .push)]))
     #expect(same.isEmpty)
     #expect(sameState(before, session.state))
     let shorter = try session.apply(.setPath([entry("master", .root)]))
@@ -46,11 +48,13 @@ struct PathReconcileTests {
   func newRoot() throws {
     var session = try Fixture()
     try session.apply(.push(detail(1)))
-    let events = try session.apply(.setPath([entry("login", .root), entry("forgotPassword", .sheet)]))
-    #expect(describe(events) == [
-      "stopped c2 detail reset", "stopped c1 master reset", "started c3 login root under -",
-      "started c4 forgotPassword sheet under c3",
-    ])
+    let events = try session.apply(
+      .setPath([entry("login", .root), entry("forgotPassword", .sheet)]))
+    #expect(
+      describe(events) == [
+        "stopped c2 detail reset", "stopped c1 master reset", "started c3 login root under -",
+        "started c4 forgotPassword sheet under c3",
+      ])
   }
 
   @Test("tab entries select tabs; a path ending at a container shows its selected tab")
@@ -81,9 +85,11 @@ struct PathReconcileTests {
     session.refuse(.setPath([entry("detail", ["id": 1], .root)]), .notARootRoute)
     session.refuse(.setPath([entry("master", .root), entry("master", .root)]), .invalidPath)
     session.refuse(.setPath([entry("master", .root), entry("login", .push)]), .routeNotAllowed)
-    session.refuse(.setPath([entry("master", .root), entry("settings", .push)]), .presentationNotAllowed)
+    session.refuse(
+      .setPath([entry("master", .root), entry("settings", .push)]), .presentationNotAllowed)
     session.refuse(.setPath([entry("master", .root), entry("home", .tab)]), .invalidPath)
-    session.refuse(.setPath([entry("tabs", .root), entry("search", ["query": "x"], .tab)]), .invalidPath)
+    session.refuse(
+      .setPath([entry("tabs", .root), entry("search", ["query": "x"], .tab)]), .invalidPath)
     session.refuse(.setPath([entry("master", .root), entry("detail", .push)]), .invalidParams)
     session.refuse(.setPath([entry("nowhere", .root)]), .unknownRoute)
   }
@@ -93,10 +99,14 @@ struct PathReconcileTests {
     var session = try Fixture(limits: NavigationLimits(maxCoordinators: 3))
     session.refuse(
       .setPath([
-        entry("master", .root), entry("detail", ["id": 1], .push), entry("detail", ["id": 2], .push),
+        entry("master", .root), entry("detail", ["id": 1], .push),
+        entry("detail", ["id": 2], .push),
         entry("detail", ["id": 3], .push),
       ]), .coordinatorLimit)
     try session.apply(
-      .setPath([entry("master", .root), entry("detail", ["id": 1], .push), entry("detail", ["id": 2], .push)]))
+      .setPath([
+        entry("master", .root), entry("detail", ["id": 1], .push),
+        entry("detail", ["id": 2], .push),
+      ]))
   }
 }

@@ -8,10 +8,11 @@ struct TabAndTeardownTests {
   @Test("a tab container starts with one tab child per tab, in order, the first selected")
   func tabsStart() throws {
     let (state, events) = try NavigationState.start(graph: demoGraph, root: route("tabs"))
-    #expect(describe(events) == [
-      "started c1 tabs root under -", "started c2 home tab under c1",
-      "started c3 search tab under c1", "started c4 profile tab under c1",
-    ])
+    #expect(
+      describe(events) == [
+        "started c1 tabs root under -", "started c2 home tab under c1",
+        "started c3 search tab under c1", "started c4 profile tab under c1",
+      ])
     #expect(state[CoordinatorID(1)]?.selectedTab == 0)
     #expect(state.visiblePath == [CoordinatorID(1), CoordinatorID(2)])
   }
@@ -50,9 +51,10 @@ struct TabAndTeardownTests {
     try session.apply(.push(detail(2)))
     try session.apply(.present(route("settings"), style: .sheet))
     let events = try session.apply(.teardown(CoordinatorID(2)))
-    #expect(describe(events) == [
-      "stopped c4 settings teardown", "stopped c3 detail teardown", "stopped c2 detail teardown",
-    ])
+    #expect(
+      describe(events) == [
+        "stopped c4 settings teardown", "stopped c3 detail teardown", "stopped c2 detail teardown",
+      ])
     #expect(events.map(\.version) == [5, 5, 5])
     #expect(session.routes == ["master"])
     #expect(session.state.liveCount == 1)
@@ -77,10 +79,11 @@ struct TabAndTeardownTests {
     try session.apply(.push(detail(1)))
     try session.apply(.present(route("settings"), style: .sheet))
     let events = session.state.end(reason: .expired)
-    #expect(describe(events) == [
-      "stopped c3 settings sessionEnded", "stopped c2 detail sessionEnded",
-      "stopped c1 master sessionEnded", "ended expired",
-    ])
+    #expect(
+      describe(events) == [
+        "stopped c3 settings sessionEnded", "stopped c2 detail sessionEnded",
+        "stopped c1 master sessionEnded", "ended expired",
+      ])
     #expect(session.state.liveCount == 0)
     #expect(session.state.isEnded)
     #expect(session.state.end(reason: .deleted).isEmpty)
@@ -92,10 +95,11 @@ struct TabAndTeardownTests {
     var session = try Fixture()
     let events = try session.apply(
       .batch([.push(detail(1)), .present(route("settings"), style: .sheet), .back(result: 1)]))
-    #expect(describe(events) == [
-      "started c2 detail push under c1", "started c3 settings sheet under c2",
-      "stopped c3 settings dismiss", "resumed c2 1",
-    ])
+    #expect(
+      describe(events) == [
+        "started c2 detail push under c1", "started c3 settings sheet under c2",
+        "stopped c3 settings dismiss", "resumed c2 1",
+      ])
     #expect(Set(events.map(\.version)) == [2])
     #expect(session.state.version == 2)
   }
