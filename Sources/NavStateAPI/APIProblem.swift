@@ -33,6 +33,12 @@ public struct APIProblem: Error, Sendable {
     detail: "send the session token as 'Authorization: Bearer <token>'",
     headers: [("WWW-Authenticate", "Bearer")])
 
+  /// Not a token this service could have issued (RFC 6750 `invalid_token`).
+  static let malformedToken = APIProblem(
+    status: 401, code: "invalid_token", title: "Unauthorized",
+    detail: "the bearer token is not one this service issues (43 base64url characters)",
+    headers: [("WWW-Authenticate", #"Bearer error="invalid_token""#)])
+
   init(_ error: NavigationError) {
     let status: Int
     let title: String

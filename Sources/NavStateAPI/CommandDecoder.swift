@@ -138,20 +138,22 @@ struct Fields {
     return object[key]
   }
 
+  // A member that is present must have its type: `null` is not taken to mean "absent".
+
   mutating func string(_ key: String) throws(NavigationError) -> String? {
-    guard let value = any(key), value != .null else { return nil }
+    guard let value = any(key) else { return nil }
     guard let text = value.stringValue else { throw mistyped(key, "a string", value) }
     return text
   }
 
   mutating func int(_ key: String) throws(NavigationError) -> Int? {
-    guard let value = any(key), value != .null else { return nil }
+    guard let value = any(key) else { return nil }
     guard let number = value.intValue else { throw mistyped(key, "an integer", value) }
     return number
   }
 
   mutating func bool(_ key: String) throws(NavigationError) -> Bool? {
-    guard let value = any(key), value != .null else { return nil }
+    guard let value = any(key) else { return nil }
     guard let flag = value.boolValue else { throw mistyped(key, "true or false", value) }
     return flag
   }
@@ -165,7 +167,7 @@ struct Fields {
   }
 
   mutating func params() throws(NavigationError) -> JSONObject {
-    guard let value = any("params"), value != .null else { return JSONObject() }
+    guard let value = any("params") else { return JSONObject() }
     guard let params = value.objectValue else { throw mistyped("params", "an object", value) }
     return params
   }

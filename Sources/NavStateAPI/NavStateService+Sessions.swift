@@ -16,12 +16,12 @@ extension NavStateService {
           NavigationError(.invalidRequest, "session creation has no field '\(unknown)'"))
       }
       switch object["graph"] {
-      case .none, .some(.null): break
+      case .none: break
       case .some(.string(let name)): graphName = name
       case .some:
         throw APIProblem(NavigationError(.invalidRequest, "'graph' must be a graph name"))
       }
-      if let rootValue = object["root"], rootValue != .null {
+      if let rootValue = object["root"] {
         do throws(NavigationError) {
           root = try CommandDecoder.rootRequest(rootValue)
         } catch {

@@ -3,6 +3,11 @@ enum SecureRandom {
   /// 256 bits, as SPEC section 5 asks for tokens.
   static func token() -> String { base64url(bytes(32)) }
 
+  /// Whether `token` could be one this service issued: 43 base64url characters.
+  static func isWellFormedToken(_ token: some StringProtocol) -> Bool {
+    token.utf8.count == 43 && token.utf8.allSatisfy { alphabet.contains($0) }
+  }
+
   /// 128 bits: not guessable and not a counter.
   static func sessionID() -> String { base64url(bytes(16)) }
 

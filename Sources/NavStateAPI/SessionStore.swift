@@ -106,6 +106,8 @@ public final class SessionStore: Sendable {
     guard let authorization, let token = Self.bearerToken(authorization) else {
       throw APIProblem.missingToken
     }
+    // Decided from the token's shape alone, before any lookup, so it says nothing about sessions.
+    guard SecureRandom.isWellFormedToken(token) else { throw APIProblem.malformedToken }
     let record = shard(for: id).sessions.withLock { $0[id] }
     // Compare even when the id is unknown, so both failures take the same time.
     let expected = record?.token ?? Array(repeating: 0, count: token.utf8.count)

@@ -192,6 +192,9 @@ struct SessionAPITests {
     #expect(wrong.status == 404)
     #expect(unknown.status == 404)
     #expect(wrong.body == unknown.body)
+    let malformed = try client.json("GET", session.path, token: "not-a-token")
+    #expect(malformed.status == 401)
+    #expect(malformed.json["code"] == "invalid_token")
   }
 
   @Test("malformed JSON 400, wrong media type 415, deep nesting refused, huge body 413")
