@@ -26,9 +26,10 @@ public struct HTTPServerConfiguration: Sendable {
   /// never. A stream waiting for its producer is suspended and does not time out.
   public var connectionTimeoutSeconds: Int = 60
   /// Memory each connection may use for the request line, headers and I/O buffers
-  /// (MHD_OPTION_CONNECTION_MEMORY_LIMIT). The request line and headers must fit in it (a 60 KB
-  /// header passed with the default); larger ones are answered 431 by libmicrohttpd.
-  public var memoryLimitPerConnection: Int = 64 * 1024
+  /// (MHD_OPTION_CONNECTION_MEMORY_LIMIT, libmicrohttpd's own default). The request line and headers
+  /// must fit in it, larger ones are answered 431. libmicrohttpd clears the pool between requests
+  /// on a kept-alive connection, so a larger pool costs time on every request.
+  public var memoryLimitPerConnection: Int = 32 * 1024
   /// Largest request body accepted; larger ones are answered 413 "payload_too_large".
   public var maxBodyBytes: Int = 64 * 1024
   /// Receives libmicrohttpd's own error messages (one line each, without a newline). When nil,

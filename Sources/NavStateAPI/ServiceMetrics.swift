@@ -13,9 +13,15 @@ public final class ServiceMetrics: Sendable {
 
   private let registry = PrometheusCollectorRegistry()
   private let factory: PrometheusMetricsFactory
-  /// Handles are made once per label set: making one goes through the registry's lock.
-  private let requestCounters = Mutex<[RequestKey: CoreMetrics.Counter]>([:])
-  private let latencyTimers = Mutex<[String: CoreMetrics.Timer]>([:])
+  /// The handles of one route, method and status.
+  private struct RequestHandles {
+    var counter: CoreMetrics.Counter
+    var timer: CoreMetrics.Timer
+  }
+
+  /// Handles are made once per label set (making one goes through the registry's lock); after
+  /// that a request costs one short lookup here.
+  private let handles = Mutex<[RequestKey: RequestHandles]>([:])
   private let liveSessions: CoreMetrics.Gauge
   private let liveCoordinators: CoreMetrics.Gauge
   private let openStreams: CoreMetrics.Gauge
@@ -41,28 +47,28 @@ public final class ServiceMetrics: Sendable {
 
   /// Counts and times one answered request.
   public func record(_ summary: RequestSummary) {
-    let route = summary.route ?? "unmatched"
-    let key = RequestKey(route: route, method: summary.method, status: summary.status)
-    let counter = requestCounters.withLock { counters in
-      if let counter = counters[key] { return counter }
-      let counter = CoreMetrics.Counter(
-        label: "navstate_http_requests_total",
-        dimensions: [("route", route), ("method", key.method), ("status", String(key.status))],
-        factory: factory)
-      counters[key] = counter
-      return counter
-    }
-    counter.increment()
-    let timer = latencyTimers.withLock { timers in
-      if let timer = timers[route] { return timer }
-      let timer = CoreMetrics.Timer(
-        label: "navstate_http_request_duration_seconds", dimensions: [("route", route)],
-        factory: factory)
-      timers[route] = timer
-      return timer
-    }
+    let key = RequestKey(
+      route: summary.route ?? "unmatched", method: summary.method, status: summary.status)
+    let found = handles.withLock { $0[key] } ?? makeHandles(key)
+    found.counter.increment()
     let (seconds, attoseconds) = summary.duration.components
-    timer.recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    found.timer.recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+  }
+
+  private func makeHandles(_ key: RequestKey) -> RequestHandles {
+    let made = RequestHandles(
+      counter: CoreMetrics.Counter(
+        label: "navstate_http_requests_total",
+        dimensions: [("route", key.route), ("method", key.method), ("status", String(key.status))],
+        factory: factory),
+      timer: CoreMetrics.Timer(
+        label: "navstate_http_request_duration_seconds", dimensions: [("route", key.route)],
+        factory: factory))
+    return handles.withLock { handles in
+      if let existing = handles[key] { return existing }
+      handles[key] = made
+      return made
+    }
   }
 
   /// The exposition text, with the gauges read from the store at this moment.
