@@ -45,6 +45,15 @@ public struct JSONWriter: Sendable {
     appendQuoted(value)
   }
 
+  /// A string the caller knows needs no escaping (ASCII letters, digits and punctuation other
+  /// than quote and backslash), written from bytes without building a `String`.
+  public mutating func plainString(_ bytes: UnsafeBufferPointer<UInt8>) {
+    separate()
+    self.bytes.append(UInt8(ascii: "\""))
+    self.bytes.append(contentsOf: bytes)
+    self.bytes.append(UInt8(ascii: "\""))
+  }
+
   public mutating func int(_ value: Int) {
     separate()
     appendInteger(value)
@@ -106,11 +115,29 @@ public struct JSONWriter: Sendable {
   }
 
   private mutating func appendInteger(_ value: Int) {
-    if value >= 0, value < 10 {
-      bytes.append(UInt8(ascii: "0") + UInt8(value))
+    guard value >= 0 else {
+      bytes.append(contentsOf: String(value).utf8)
       return
     }
-    bytes.append(contentsOf: String(value).utf8)
+    Self.appendDigits(of: value, to: &bytes)
+  }
+
+  /// Appends the decimal digits of a non-negative number, with no allocation.
+  public static func appendDigits(of value: Int, to output: inout [UInt8]) {
+    if value < 10 {
+      output.append(UInt8(ascii: "0") + UInt8(value))
+      return
+    }
+    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+      var remaining = value
+      var count = 0
+      while remaining > 0 {
+        digits[19 - count] = UInt8(ascii: "0") + UInt8(remaining % 10)
+        remaining /= 10
+        count += 1
+      }
+      output.append(contentsOf: UnsafeBufferPointer(rebasing: digits[(20 - count)...]))
+    }
   }
 
   private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)

@@ -28,13 +28,13 @@ public enum StateJSON {
     writer.key("version")
     writer.int(state.version)
     writer.key("createdAt")
-    writer.string(times.createdAt.rfc3339)
+    times.createdAt.withRFC3339 { writer.plainString($0) }
     writer.key("updatedAt")
-    writer.string(times.updatedAt.rfc3339)
+    times.updatedAt.withRFC3339 { writer.plainString($0) }
     writer.key("expiresAt")
-    writer.string(times.expiresAt.rfc3339)
+    times.expiresAt.withRFC3339 { writer.plainString($0) }
     writer.key("active")
-    if let active = state.activeID { writer.string(active.description) } else { writer.null() }
+    if let active = state.activeID { writeID(active, into: &writer) } else { writer.null() }
     writer.key("root")
     if let root = state.rootID { writeTree(root, of: state, into: &writer) } else { writer.null() }
     writer.key("path")
@@ -49,9 +49,20 @@ public enum StateJSON {
     writer.endObject()
   }
 
+  /// `"c12"`, without building the string.
+  static func writeID(_ id: CoordinatorID, into writer: inout JSONWriter) {
+    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 21) { buffer in
+      var digits: [UInt8] = []
+      JSONWriter.appendDigits(of: id.number, to: &digits)
+      buffer[0] = UInt8(ascii: "c")
+      for (offset, digit) in digits.enumerated() { buffer[offset + 1] = digit }
+      writer.plainString(UnsafeBufferPointer(rebasing: buffer[..<(digits.count + 1)]))
+    }
+  }
+
   private static func writeIdentity(_ node: Coordinator, into writer: inout JSONWriter) {
     writer.key("id")
-    writer.string(node.id.description)
+    writeID(node.id, into: &writer)
     writer.key("route")
     writer.string(node.route)
     writer.key("params")

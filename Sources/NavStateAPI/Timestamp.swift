@@ -27,18 +27,40 @@ public struct Timestamp: Sendable, Comparable, Hashable {
     lhs.milliseconds < rhs.milliseconds
   }
 
-  /// `2026-11-22T18:00:00.123Z`
-  public var rfc3339: String {
+  /// `2026-11-22T18:00:00.123Z` as bytes, built without allocating: every state response
+  /// carries three of these.
+  public func withRFC3339<Result>(_ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
     var seconds = time_t(milliseconds / 1000)
     var parts = tm()
     gmtime_r(&seconds, &parts)
-    func pad(_ value: Int32, _ width: Int) -> String {
-      let text = String(value)
-      return String(repeating: "0", count: max(0, width - text.count)) + text
+    return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { text in
+      func put(_ value: Int32, width: Int, at offset: Int) {
+        var remaining = Int(value)
+        for position in stride(from: offset + width - 1, through: offset, by: -1) {
+          text[position] = UInt8(ascii: "0") + UInt8(remaining % 10)
+          remaining /= 10
+        }
+      }
+      put(parts.tm_year + 1900, width: 4, at: 0)
+      put(parts.tm_mon + 1, width: 2, at: 5)
+      put(parts.tm_mday, width: 2, at: 8)
+      put(parts.tm_hour, width: 2, at: 11)
+      put(parts.tm_min, width: 2, at: 14)
+      put(parts.tm_sec, width: 2, at: 17)
+      put(Int32(milliseconds % 1000), width: 3, at: 20)
+      text[4] = UInt8(ascii: "-")
+      text[7] = UInt8(ascii: "-")
+      text[10] = UInt8(ascii: "T")
+      text[13] = UInt8(ascii: ":")
+      text[16] = UInt8(ascii: ":")
+      text[19] = UInt8(ascii: ".")
+      text[23] = UInt8(ascii: "Z")
+      return body(UnsafeBufferPointer(text))
     }
-    return
-      "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1, 2))-\(pad(parts.tm_mday, 2))T"
-      + "\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2))."
-      + "\(pad(Int32(milliseconds % 1000), 3))Z"
+  }
+
+  /// `2026-11-22T18:00:00.123Z`
+  public var rfc3339: String {
+    withRFC3339 { String(decoding: $0, as: UTF8.self) }
   }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import NavJSON
 import Testing
 
@@ -23,8 +24,19 @@ struct SessionAPITests {
     #expect(state["root"]?["route"] == "master")
     #expect(state["root"]?["children"] == [])
     for field in ["createdAt", "updatedAt", "expiresAt"] {
-      #expect(state[field]?.stringValue?.hasSuffix("Z") == true)
+      let text = state[field]?.stringValue ?? ""
+      // RFC 3339 in UTC with milliseconds: 2026-11-22T18:00:00.123Z
+      let shape = text.map { $0.isNumber ? "9" : String($0) }.joined()
+      #expect(shape == "9999-99-99T99:99:99.999Z", "\(field): \(text)")
     }
+    let created = state["createdAt"]?.stringValue ?? ""
+    let expires = state["expiresAt"]?.stringValue ?? ""
+    let formatter = ISO8601DateFormatter()
+    formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+    let lifetime =
+      (formatter.date(from: expires)?.timeIntervalSince(
+        formatter.date(from: created) ?? .distantFuture))
+    #expect(lifetime == 1800)
     let other = try TestSession(client)
     #expect(other.id != session.id)
     #expect(other.token != session.token)
