@@ -1,0 +1,43 @@
+/* The ceiling NavState is measured against: libmicrohttpd answering GET / with ~60 bytes of JSON,
+ * epoll with an internal thread pool, as navstate starts it. Usage: hello PORT THREADS */
+#include <microhttpd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char body[] = "{\"status\":\"ok\",\"service\":\"baseline\",\"version\":1,\"pad\":\"xx\"}";
+static struct MHD_Response *response;
+
+static enum MHD_Result answer(void *cls, struct MHD_Connection *connection, const char *url,
+                              const char *method, const char *version, const char *upload_data,
+                              size_t *upload_data_size, void **con_cls) {
+  (void)cls; (void)url; (void)method; (void)version; (void)upload_data; (void)upload_data_size;
+  /* Answer on the second call, as navstate does, so keep-alive behaves the same. */
+  if (*con_cls == NULL) { *con_cls = (void *)1; return MHD_YES; }
+  return MHD_queue_response(connection, MHD_HTTP_OK, response);
+}
+
+static volatile sig_atomic_t stop = 0;
+static void on_signal(int signal) { (void)signal; stop = 1; }
+
+int main(int argc, char **argv) {
+  unsigned port = argc > 1 ? (unsigned)atoi(argv[1]) : 8081;
+  unsigned threads = argc > 2 ? (unsigned)atoi(argv[2]) : 2;
+  response = MHD_create_response_from_buffer(strlen(body), (void *)body, MHD_RESPMEM_PERSISTENT);
+  MHD_add_response_header(response, "Content-Type", "application/json");
+  struct MHD_Daemon *daemon = MHD_start_daemon(
+      MHD_USE_EPOLL | MHD_USE_INTERNAL_POLLING_THREAD, (uint16_t)port, NULL, NULL, &answer, NULL,
+      MHD_OPTION_THREAD_POOL_SIZE, threads, MHD_OPTION_CONNECTION_LIMIT, 4096u,
+      MHD_OPTION_CONNECTION_TIMEOUT, 60u, MHD_OPTION_END);
+  if (daemon == NULL) { fprintf(stderr, "cannot start on port %u\n", port); return 1; }
+  printf("listening on http://127.0.0.1:%u\n", port);
+  fflush(stdout);
+  signal(SIGINT, on_signal);
+  signal(SIGTERM, on_signal);
+  while (!stop) pause();
+  MHD_stop_daemon(daemon);
+  MHD_destroy_response(response);
+  return 0;
+}
