@@ -131,6 +131,30 @@ struct EventStreamTests {
     #expect(streams[4].comments > 0)
   }
 
+  @Test("a thousand open streams on one session, served by the same few threads")
+  func thousandStreams() throws {
+    var limit = rlimit()
+    getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+    try #require(limit.rlim_cur >= 1200, "the test needs 1,200 file descriptors")
+    let server = try ServerProcess()
+    defer { server.stop() }
+    let session = try TestSession(server.client)
+    let streams = try (0..<1000).map { _ in
+      try EventStreamClient(port: server.port, path: "\(session.path)/events", token: session.token)
+    }
+    for stream in streams { #expect(stream.next(timeout: 10)?.type == "reset") }
+    #expect(try metric(server, "navstate_open_event_streams") == 1000)
+    _ = try session.call("push", ["route": "detail", "params": ["id": 1]])
+    let received = streams.filter { $0.next(timeout: 10)?.type == "coordinator.started" }.count
+    #expect(received == 1000)
+    let threads = try String(
+      contentsOfFile: "/proc/\(server.process.processIdentifier)/status", encoding: .utf8
+    )
+    .split(separator: "\n").first { $0.hasPrefix("Threads:") }
+    .flatMap { Int($0.split(separator: "\t").last ?? "") }
+    #expect((threads ?? 1000) < 20)
+  }
+
   @Test("SIGTERM with open streams exits 0, fast, and ends the streams")
   func shutdownWithStreams() throws {
     let server = try ServerProcess()
