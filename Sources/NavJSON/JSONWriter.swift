@@ -140,10 +140,25 @@ public struct JSONWriter: Sendable {
     }
   }
 
+  private static func needsEscape(_ byte: UInt8) -> Bool {
+    byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
+  }
+
   private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
   private mutating func appendQuoted(_ text: String) {
     bytes.append(UInt8(ascii: "\""))
+    // Most strings (ids, routes, keys) need no escaping: copy them whole.
+    var text = text
+    let copied = text.withUTF8 { utf8 -> Bool in
+      guard !utf8.contains(where: Self.needsEscape) else { return false }
+      bytes.append(contentsOf: utf8)
+      return true
+    }
+    if copied {
+      bytes.append(UInt8(ascii: "\""))
+      return
+    }
     for byte in text.utf8 {
       switch byte {
       case UInt8(ascii: "\""):

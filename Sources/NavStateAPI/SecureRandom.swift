@@ -5,7 +5,7 @@ enum SecureRandom {
 
   /// Whether `token` could be one this service issued: 43 base64url characters.
   static func isWellFormedToken(_ token: some StringProtocol) -> Bool {
-    token.utf8.count == 43 && token.utf8.allSatisfy { alphabet.contains($0) }
+    token.utf8.count == 43 && token.utf8.allSatisfy(isBase64URL)
   }
 
   /// 128 bits: not guessable and not a counter.
@@ -18,6 +18,15 @@ enum SecureRandom {
 
   private static let alphabet = Array(
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+
+  static func isBase64URL(_ byte: UInt8) -> Bool {
+    switch byte {
+    case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+      UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"):
+      true
+    default: false
+    }
+  }
 
   static func base64url(_ bytes: [UInt8]) -> String {
     var output: [UInt8] = []

@@ -110,8 +110,9 @@ public final class SessionStore: Sendable {
     guard SecureRandom.isWellFormedToken(token) else { throw APIProblem.malformedToken }
     let record = shard(for: id).sessions.withLock { $0[id] }
     // Compare even when the id is unknown, so both failures take the same time.
-    let expected = record?.token ?? Array(repeating: 0, count: token.utf8.count)
-    guard SecureRandom.constantTimeEqual(expected, token.utf8), let record else {
+    let given = Array(token.utf8)
+    let expected = record?.token ?? Array(repeating: 0, count: given.count)
+    guard SecureRandom.constantTimeEqual(expected, given), let record else {
       throw APIProblem.sessionNotFound
     }
     return record
