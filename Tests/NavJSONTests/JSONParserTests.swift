@@ -7,108 +7,195 @@ struct JSONParserTests {
   func parse(_ text: String) throws -> JSONValue { try JSONParser.parse(text) }
 
   func failure(_ text: String, maxDepth: Int = JSONParser.defaultMaxDepth) -> JSONParseError? {
+    failure(Array(text.utf8), maxDepth: maxDepth)
+  }
+
+  func failure(_ bytes: [UInt8], maxDepth: Int = JSONParser.defaultMaxDepth) -> JSONParseError? {
     do {
-      _ = try JSONParser.parse(Array(text.utf8), maxDepth: maxDepth)
+      _ = try JSONParser.parse(bytes, maxDepth: maxDepth)
       return nil
     } catch {
       return error
     }
   }
 
-  @Test("every kind of value, objects keeping their order")
+  @Test("every kind of value; objects keep their members in order")
   func values() throws {
-    let value = try parse(#" {"b": [1, -2.5, 3e2, true, false, null], "a": "x", "c": {}} "#)
-    #expect(value.objectValue?.keys == ["b", "a", "c"])
+    let value = try parse(
+      #" {"b": [1, -2.5, 3e2, true, false, null], "a": "x", "c": {}, "d": []} "#)
+    #expect(value.objectValue?.keys == ["b", "a", "c", "d"])
     #expect(value["b"] == [1, -2.5, 300.0, true, false, nil])
     #expect(value["a"] == "x")
     #expect(value["c"] == .object(JSONObject()))
+    #expect(value["d"] == .array([]))
+    #expect(value["b"]?[0]?.intValue == 1)
+    #expect(value["b"]?[3]?.boolValue == true)
+    #expect(value["b"]?[5] == .null)
+    #expect(value["b"]?[6] == nil)
+    #expect(value["missing"] == nil)
+    #expect(try parse("null") == .null)
+    #expect(try parse(" \t\r\n\"s\" \n") == "s")
+  }
+
+  @Test("a repeated key: the last member wins on lookup, both are kept")
+  func repeatedKey() throws {
+    let value = try parse(#"{"a": 1, "a": 2}"#)
+    #expect(value["a"] == 2)
+    #expect(value.objectValue?.members.count == 2)
   }
 
   @Test("integers stay integers; fractions and exponents are doubles")
   func numbers() throws {
     #expect(try parse("42") == .int(42))
+    #expect(try parse("-7") == .int(-7))
+    #expect(try parse("0") == .int(0))
     #expect(try parse("-0") == .int(0))
     #expect(try parse("1.0") == .double(1))
+    #expect(try parse("1e2") == .double(100))
+    #expect(try parse("1E+2") == .double(100))
+    #expect(try parse("25e-2") == .double(0.25))
+    #expect(try parse("-0.5") == .double(-0.5))
     #expect(try parse("9223372036854775807") == .int(Int.max))
+    #expect(try parse("-9223372036854775808") == .int(Int.min))
+    // Too big for Int: a double.
     #expect(try parse("9223372036854775808") == .double(9_223_372_036_854_775_808))
     #expect(try parse("1.0").intValue == 1)
+    #expect(try parse("1e2").intValue == 100)
     #expect(try parse("1.5").intValue == nil)
+    #expect(try parse("1e300").intValue == nil)
+    #expect(try parse("3").doubleValue == 3)
+    #expect(try parse("\"3\"").intValue == nil)
     #expect(failure("1e999")?.reason == "number out of range")
+    #expect(failure("-1e999")?.reason == "number out of range")
+  }
+
+  @Test(
+    "malformed numbers are refused with the offset where reading stopped",
+    arguments: [
+      ("-", 1, "invalid number"), ("1.", 2, "invalid number"), ("1.e3", 2, "invalid number"),
+      ("1e", 2, "invalid number"), ("1e+", 3, "invalid number"), ("-a", 1, "invalid number"),
+      (".5", 0, "unexpected character"), ("+1", 0, "unexpected character"),
+      ("01", 1, "unexpected data after the value"), ("-01", 2, "unexpected data after the value"),
+      ("0x10", 1, "unexpected data after the value"), ("1 2", 2, "unexpected data after the value"),
+    ])
+  func badNumbers(text: String, offset: Int, reason: String) {
+    let found = failure(text)
+    #expect(found?.offset == offset, "\(text)")
+    #expect(found?.reason == reason, "\(text)")
   }
 
   @Test("escapes, including surrogate pairs")
   func escapes() throws {
-    #expect(try parse(#""a\"b\\c\/d\n\t\u00e9\ud83d\ude00""#) == .string("a\"b\\c/d\n\té😀"))
-    #expect(failure(#""\ud83d""#)?.reason == "unpaired surrogate")
-    #expect(failure(#""\ude00""#)?.reason == "unpaired surrogate")
-    #expect(failure(#""\x""#)?.reason == "invalid escape")
+    #expect(
+      try parse(#""a\"b\\c\/d\b\f\n\r\t\u00e9\u20AC\ud83d\ude00""#)
+        == .string("a\"b\\c/d\u{08}\u{0C}\n\r\té€😀"))
+    #expect(try parse(#""\u0000""#) == .string("\u{0}"))
+    #expect(try parse(#""\uD834\uDD1E""#) == .string("𝄞"))
+    // Raw UTF-8 passes through, before and after escapes.
+    #expect(try parse("\"é\\n😀\"") == .string("é\n😀"))
+  }
+
+  @Test(
+    "bad escapes and surrogates are refused",
+    arguments: [
+      (#""\ud83d""#, "unpaired surrogate"), (#""\ud83dx""#, "unpaired surrogate"),
+      (#""\ud83d\u0041""#, "unpaired surrogate"), (#""\ude00""#, "unpaired surrogate"),
+      (#""\ud83d\ud83d""#, "unpaired surrogate"), (#""\x""#, "invalid escape"),
+      (#""\u12""#, "unterminated escape"), (#""\u12g4""#, "invalid hex digit"),
+      (#""\"#, "unterminated escape"), (#""abc"#, "unterminated string"),
+      (#""a\nb"#, "unterminated string"),
+    ])
+  func badEscapes(text: String, reason: String) {
+    #expect(failure(text)?.reason == reason, "\(text)")
   }
 
   @Test("malformed documents are refused with the offset where reading stopped")
   func malformed() {
     #expect(failure(#"{"a": 1"#)?.reason == "unexpected end of input")
+    #expect(failure(#"{"a": 1"#)?.offset == 7)
     #expect(failure(#"{"a" 1}"#)?.offset == 5)
-    #expect(failure("[1,]") != nil)
-    #expect(failure("01") != nil)
-    #expect(failure("tru") != nil)
+    #expect(failure(#"{"a" 1}"#)?.reason == "expected ':'")
+    #expect(failure(#"{"a": 1 "b": 2}"#)?.reason == "expected ',' or '}'")
+    #expect(failure(#"{"a": 1,}"#)?.reason == "expected a string key")
+    #expect(failure(#"{"a": 1,}"#)?.offset == 8)
+    #expect(failure("{1: 2}")?.reason == "expected a string key")
+    #expect(failure("{'a': 1}")?.offset == 1)
+    #expect(failure("[1,]")?.offset == 3)
+    #expect(failure("[1,]")?.reason == "unexpected character")
+    #expect(failure("[1 2]")?.reason == "expected ',' or ']'")
+    #expect(failure("[")?.reason == "unexpected end of input")
+    #expect(failure("tru")?.reason == "unexpected end of input")
+    #expect(failure("trux")?.reason == "invalid literal")
+    #expect(failure("nul")?.offset == 0)
+    #expect(failure("True")?.reason == "unexpected character")
     #expect(failure("\"a\nb\"")?.reason == "control character in string")
-    #expect(failure("[] []")?.reason == "unexpected data after the value")
+    #expect(failure("\"a\nb\"")?.offset == 2)
+    #expect(failure("\"\\n\u{01}\"")?.reason == "control character in string")
     #expect(failure("")?.reason == "unexpected end of input")
-    #expect(failure("{'a': 1}") != nil)
+    #expect(failure("   ")?.offset == 3)
+    // Whitespace is space, tab, CR and LF only.
+    #expect(failure("\u{0C}1")?.reason == "unexpected character")
+    #expect(failure("\u{A0}1") != nil)
   }
 
-  @Test("invalid UTF-8 in a string is refused")
+  @Test("trailing data after the value is refused")
+  func trailingData() {
+    #expect(failure("[] []")?.reason == "unexpected data after the value")
+    #expect(failure("[] []")?.offset == 3)
+    #expect(failure("{}}")?.offset == 2)
+    #expect(failure("truex")?.offset == 4)
+    #expect(failure("\"a\"\"b\"")?.offset == 3)
+    #expect(failure("1 \u{0}")?.offset == 2)
+  }
+
+  @Test("invalid UTF-8 in a string is refused, with or without escapes")
   func invalidUTF8() {
-    do {
-      _ = try JSONParser.parse([0x22, 0xFF, 0x22])
-      Issue.record("accepted invalid UTF-8")
-    } catch {
-      #expect(error.reason == "invalid UTF-8 in string")
-    }
+    #expect(failure([0x22, 0xFF, 0x22])?.reason == "invalid UTF-8 in string")
+    #expect(failure([0x22, 0x5C, 0x6E, 0xC3, 0x22])?.reason == "invalid UTF-8 in string")
+    // An encoded surrogate (U+D800) and an overlong '/' are not UTF-8.
+    #expect(failure([0x22, 0xED, 0xA0, 0x80, 0x22])?.reason == "invalid UTF-8 in string")
+    #expect(failure([0x22, 0xC0, 0xAF, 0x22])?.reason == "invalid UTF-8 in string")
   }
 
-  @Test("nesting beyond the limit is refused without exhausting the stack")
+  @Test("1000 nested arrays are refused at the depth limit without exhausting the stack")
   func depth() throws {
-    let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
+    let thousand = String(repeating: "[", count: 1000) + String(repeating: "]", count: 1000)
+    let refused = failure(thousand)
+    #expect(refused?.reason == "nesting deeper than 64 levels")
+    #expect(refused?.offset == 64)
+    let deep = String(repeating: "[", count: 200_000)
     #expect(failure(deep)?.reason.contains("nesting deeper than 64") == true)
-    let ok = String(repeating: "[", count: 64) + String(repeating: "]", count: 64)
-    #expect(failure(ok) == nil)
+    let atLimit = String(repeating: "[", count: 64) + String(repeating: "]", count: 64)
+    #expect(failure(atLimit) == nil)
+    let objects =
+      String(repeating: "{\"a\":", count: 65) + "1" + String(repeating: "}", count: 65)
+    #expect(failure(objects)?.reason == "nesting deeper than 64 levels")
     #expect(
-      failure(String(repeating: "{\"a\":", count: 65) + "1" + String(repeating: "}", count: 65))
-        != nil)
-  }
-}
-
-@Suite("JSON writer")
-struct JSONWriterTests {
-  @Test("commas and nesting are placed by the writer")
-  func structure() {
-    var writer = JSONWriter()
-    writer.beginObject()
-    writer.key("a")
-    writer.beginArray()
-    writer.int(1)
-    writer.string("two")
-    writer.beginObject()
-    writer.endObject()
-    writer.endArray()
-    writer.key("b")
-    writer.null()
-    writer.endObject()
-    #expect(String(decoding: writer.bytes, as: UTF8.self) == #"{"a":[1,"two",{}],"b":null}"#)
+      failure(String(repeating: "{\"a\":", count: 64) + "1" + String(repeating: "}", count: 64))
+        == nil)
+    // The limit is the caller's to set.
+    #expect(failure(thousand, maxDepth: 1000) == nil)
+    #expect(failure("[[1]]", maxDepth: 1)?.offset == 1)
+    #expect(failure("1", maxDepth: 0) == nil)
   }
 
-  @Test("strings are escaped, control characters included")
-  func escaping() {
-    let value: JSONValue = .string("q\"b\\n\n\r\t\u{01}é")
-    #expect(value.encodedString == #""q\"b\\n\n\r\t\u0001é""#)
-  }
-
-  @Test("what is written reads back as the same value")
-  func roundTrip() throws {
-    let value: JSONValue = [
-      "s": "text ✓", "i": -42, "d": 0.25, "t": true, "n": nil, "a": [1, [2, [3]]], "o": ["k": "v"],
-    ]
-    #expect(try JSONParser.parse(value.encoded) == value)
+  @Test("typed accessors answer only for their kind")
+  func accessors() throws {
+    let value: JSONValue = ["s": "x", "n": 1, "o": ["k": true]]
+    #expect(value["s"]?.stringValue == "x")
+    #expect(value["s"]?.intValue == nil)
+    #expect(value["n"]?.stringValue == nil)
+    #expect(value["o"]?["k"]?.boolValue == true)
+    #expect(value["o"]?.arrayValue == nil)
+    #expect(value[0] == nil)
+    #expect(value["s"]?.kindName == "string")
+    #expect(JSONValue.double(1).kindName == "number")
+    var object = JSONObject()
+    object["a"] = 1
+    object["b"] = 2
+    object["a"] = 3
+    #expect(object.keys == ["b", "a"])
+    object["b"] = nil
+    #expect(object.keys == ["a"])
   }
 }
