@@ -11,9 +11,18 @@ enum SecureRandom {
   /// 128 bits: not guessable and not a counter.
   static func sessionID() -> String { base64url(bytes(16)) }
 
+  /// Eight bytes per draw: each draw from the system generator is a `getrandom` call.
   static func bytes(_ count: Int) -> [UInt8] {
     var generator = SystemRandomNumberGenerator()
-    return (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(count + 7)
+    while bytes.count < count {
+      let word = generator.next()
+      for shift in stride(from: 0, to: 64, by: 8) {
+        bytes.append(UInt8(truncatingIfNeeded: word >> shift))
+      }
+    }
+    return Array(bytes.prefix(count))
   }
 
   private static let alphabet = Array(
