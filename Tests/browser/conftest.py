@@ -13,27 +13,43 @@ BASE = os.environ["NAVSTATE_URL"]
 def make_browser():
     options = webdriver.ChromeOptions()
     for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage",
-                 "--window-size=1400,1000", "--disable-gpu"):
+                 "--window-size=1440,960", "--disable-gpu", "--hide-scrollbars",
+                 "--force-device-scale-factor=1", "--lang=en-US"):
         options.add_argument(flag)
+    # The performance log shows every request the page makes (URLs and headers).
+    options.set_capability("goog:loggingPrefs", {"performance": "ALL"})
     options.binary_location = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+    # Explicit paths: Selenium Manager must not try to download a driver.
     service = Service(os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver"))
-    return webdriver.Chrome(options=options, service=service)
+    driver = webdriver.Chrome(options=options, service=service)
+    driver.set_page_load_timeout(20)
+    driver.set_script_timeout(10)
+    return driver
+
+
+def quit_checking_the_console(driver):
+    """Quits, then fails the test if the page logged a script error (a CSP refusal, an uncaught
+    exception). Refused operations show up as network errors: those are expected."""
+    try:
+        errors = [entry for entry in driver.get_log("browser")
+                  if entry["level"] == "SEVERE" and entry["source"] != "network"]
+    finally:
+        driver.quit()
+    assert not errors, f"the page logged errors: {errors}"
 
 
 @pytest.fixture
 def browser():
     driver = make_browser()
-    driver.set_page_load_timeout(20)
     yield driver
-    driver.quit()
+    quit_checking_the_console(driver)
 
 
 @pytest.fixture
 def second_browser():
     driver = make_browser()
-    driver.set_page_load_timeout(20)
     yield driver
-    driver.quit()
+    quit_checking_the_console(driver)
 
 
 def call(method, path, token=None, body=None):

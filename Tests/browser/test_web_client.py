@@ -1,18 +1,32 @@
 """The thin web client in a real browser: create, navigate with the buttons, stay in step."""
+import json
 import os
 import pathlib
 
 from conftest import BASE, call
-from selenium.common.exceptions import (ElementNotInteractableException, NoSuchElementException,
+from selenium.common.exceptions import (ElementClickInterceptedException,
+                                        ElementNotInteractableException, NoSuchElementException,
                                         StaleElementReferenceException)
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import WebDriverWait
+from selenium.webdriver.support.ui import Select, WebDriverWait
 
-WAIT = 10
+WAIT = 10  # seconds for anything the page does by itself
+SYNC = 5  # seconds for a change made elsewhere to show up ("within a few seconds")
+FLAKY = (StaleElementReferenceException, NoSuchElementException, ElementNotInteractableException,
+         ElementClickInterceptedException)
+
+
+def wait(driver, seconds=WAIT):
+    return WebDriverWait(driver, seconds, poll_frequency=0.05, ignored_exceptions=FLAKY)
 
 
 def by_testid(name):
     return (By.CSS_SELECTOR, f'[data-testid="{name}"]')
+
+
+def element(driver, name):
+    return driver.find_element(*by_testid(name))
 
 
 def retrying(action):
@@ -21,108 +35,256 @@ def retrying(action):
         try:
             action(driver)
             return True
-        except (StaleElementReferenceException, NoSuchElementException,
-                ElementNotInteractableException):
+        except FLAKY:
             return False
     return attempt
 
 
 def click(driver, name):
-    WebDriverWait(driver, WAIT).until(retrying(lambda d: d.find_element(*by_testid(name)).click()),
-                                      message=f"could not click {name}")
+    wait(driver).until(retrying(lambda d: element(d, name).click()),
+                       message=f"could not click {name}")
+
+
+def type_into(driver, name, text):
+    def fill(d):
+        field = element(d, name)
+        field.clear()
+        field.send_keys(str(text))
+    wait(driver).until(retrying(fill), message=f"could not type into {name}")
 
 
 def attributes(driver, name, attribute):
     """`attribute` of every element called `name`, read again if a re-render intervenes."""
     for _ in range(50):
         try:
-            return [element.get_attribute(attribute)
-                    for element in driver.find_elements(*by_testid(name))]
+            return [node.get_attribute(attribute)
+                    for node in driver.find_elements(*by_testid(name))]
         except StaleElementReferenceException:
             continue
     raise AssertionError(f"{name} kept changing")
+
+
+def text_of(driver, name):
+    return wait(driver).until(lambda d: element(d, name).text)
 
 
 def path_routes(driver):
     return attributes(driver, "path-card", "data-route")
 
 
-def wait_for_path(driver, routes):
-    WebDriverWait(driver, WAIT).until(lambda d: path_routes(d) == routes,
-                                      message=f"path never became {routes}")
+def wait_for_path(driver, routes, seconds=WAIT):
+    wait(driver, seconds).until(lambda d: path_routes(d) == routes,
+                                message=f"path never became {routes} (was {path_routes(driver)})")
 
 
-def create_session(driver):
+def wait_for_text(driver, name, text, seconds=WAIT):
+    wait(driver, seconds).until(lambda d: text in element(d, name).text,
+                                message=f"{name} never showed {text!r}")
+
+
+def load(driver):
     driver.get(BASE + "/")
-    WebDriverWait(driver, WAIT).until(
-        lambda d: d.find_elements(By.CSS_SELECTOR, '#graph option'))
+    wait(driver).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#graph option"))
+
+
+def create_session(driver, root=None):
+    load(driver)
+    if root:
+        Select(element(driver, "root-select")).select_by_value(root)
     click(driver, "create-session")
-    wait_for_path(driver, ["master"])
-    session_id = driver.find_element(*by_testid("session-id")).text
-    token = driver.find_element(*by_testid("session-token")).text
-    return session_id, token
+    wait(driver).until(lambda d: element(d, "live-status").text == "live",
+                       message="the event stream never went live")
+    return text_of(driver, "session-id"), text_of(driver, "session-token")
+
+
+def open_session(driver, session_id, token):
+    load(driver)
+    element(driver, "open-id").send_keys(session_id)
+    element(driver, "open-token").send_keys(token)
+    click(driver, "open-session")
+    wait(driver).until(lambda d: element(d, "live-status").text == "live",
+                       message="the second window never went live")
 
 
 def push_detail(driver, identifier):
-    def fill(d):
-        field = d.find_element(*by_testid("param-detail-id"))
-        field.clear()
-        field.send_keys(str(identifier))
-    WebDriverWait(driver, WAIT).until(retrying(fill), message="could not type the detail id")
+    type_into(driver, "param-detail-id", identifier)
     click(driver, "push-detail")
+
+
+def sent_requests(driver):
+    """(url, headers) of every request the page made, from Chromium's performance log."""
+    requests = []
+    for entry in driver.get_log("performance"):
+        message = json.loads(entry["message"])["message"]
+        if message["method"] == "Network.requestWillBeSent":
+            request = message["params"]["request"]
+            requests.append((request["url"], request.get("headers", {})))
+    return requests
+
+
+def state(session_id, token):
+    return call("GET", f"/v1/sessions/{session_id}", token)
 
 
 def test_create_push_and_present_with_the_buttons(browser):
     session_id, token = create_session(browser)
     assert len(token) == 43
+    wait_for_path(browser, ["master"])
     push_detail(browser, 4)
     wait_for_path(browser, ["master", "detail"])
     click(browser, "present-sheet-settings")
     wait_for_path(browser, ["master", "detail", "settings"])
     assert attributes(browser, "path-card", "data-presentation") == ["root", "push", "sheet"]
+    assert attributes(browser, "path-card", "data-active") == ["false", "false", "true"]
     assert attributes(browser, "tree-node", "data-route") == ["master", "detail", "settings"]
-    state = call("GET", f"/v1/sessions/{session_id}", token)
-    assert [item["route"] for item in state["path"]] == ["master", "detail", "settings"]
+    current = state(session_id, token)
+    assert [item["route"] for item in current["path"]] == ["master", "detail", "settings"]
+    assert current["path"][1]["params"] == {"id": 4}
+    assert attributes(browser, "tree-node", "data-id") == [item["id"] for item in current["path"]]
+
+    click(browser, "present-cover-signup")
+    wait_for_path(browser, ["master", "detail", "settings", "signup"])
+    assert attributes(browser, "path-card", "data-presentation")[-1] == "fullScreenCover"
+    click(browser, "dismiss")
+    wait_for_path(browser, ["master", "detail", "settings"])
     click(browser, "back")
     wait_for_path(browser, ["master", "detail"])
+    click(browser, "pop")
+    wait_for_path(browser, ["master"])
+    wait_for_text(browser, "event-log", "coordinator.stopped")
 
 
 def test_a_refusal_is_shown_as_a_problem(browser):
     create_session(browser)
+    wait_for_path(browser, ["master"])
     click(browser, "back")
-    WebDriverWait(browser, WAIT).until(
-        lambda d: d.find_element(*by_testid("problem")).is_displayed())
-    assert "nothing_to_go_back_to" in browser.find_element(*by_testid("problem")).text
+    wait(browser).until(lambda d: element(d, "problem").is_displayed(),
+                        message="no problem banner")
+    assert "nothing_to_go_back_to" in element(browser, "problem-code").text
+    assert "409" in element(browser, "problem-code").text
+    assert element(browser, "problem-detail").text
+    click(browser, "problem-close")
+    wait(browser).until(lambda d: not element(d, "problem").is_displayed(),
+                        message="the banner did not go away")
+
+    # A param of the wrong type (not an int) is refused by the service and explained.
+    type_into(browser, "param-detail-id", "1.5")
+    click(browser, "push-detail")
+    wait(browser).until(lambda d: element(d, "problem").is_displayed(),
+                        message="no problem banner for a bad param")
+    assert "422" in element(browser, "problem-code").text
+    assert path_routes(browser) == ["master"]
 
 
 def test_a_second_window_follows_changes_from_the_first_and_from_curl(browser, second_browser):
     session_id, token = create_session(browser)
-    second_browser.get(BASE + "/")
-    WebDriverWait(second_browser, WAIT).until(
-        lambda d: d.find_elements(By.CSS_SELECTOR, '#graph option'))
-    second_browser.find_element(*by_testid("open-id")).send_keys(session_id)
-    second_browser.find_element(*by_testid("open-token")).send_keys(token)
-    click(second_browser, "open-session")
+    open_session(second_browser, session_id, token)
     wait_for_path(second_browser, ["master"])
 
     push_detail(browser, 9)
-    wait_for_path(second_browser, ["master", "detail"])
+    wait_for_path(second_browser, ["master", "detail"], SYNC)
 
     call("POST", f"/v1/sessions/{session_id}/present", token,
          {"route": "settings", "style": "sheet"})
-    wait_for_path(second_browser, ["master", "detail", "settings"])
+    wait_for_path(second_browser, ["master", "detail", "settings"], SYNC)
+    wait_for_path(browser, ["master", "detail", "settings"], SYNC)
+
+    # And back the other way: the second window acts, the first follows.
+    click(second_browser, "back")
+    wait_for_path(browser, ["master", "detail"], SYNC)
+    wait_for_text(second_browser, "event-log", "coordinator.started")
+    wait_for_text(browser, "event-log", "dismiss")
+
+
+def test_after_a_drop_the_stream_resumes_from_the_last_event_id(browser):
+    session_id, token = create_session(browser)
+    push_detail(browser, 1)
+    wait_for_path(browser, ["master", "detail"])
+    seen = browser.execute_script("return app.lastSeq")
+    assert seen is not None
+    # Cut the connection, then change the session while the page is away.
+    browser.execute_script("app.connection.abort()")
+    wait(browser).until(lambda d: element(d, "live-status").text == "reconnecting")
+    call("POST", f"/v1/sessions/{session_id}/present", token,
+         {"route": "settings", "style": "sheet"})
+    wait_for_path(browser, ["master", "detail", "settings"], SYNC)
+    wait(browser).until(lambda d: element(d, "live-status").text == "live")
+    streams = [headers for url, headers in sent_requests(browser) if url.endswith("/events")]
+    assert streams[-1].get("Last-Event-ID") == seen
+    # The missed events were replayed, not replaced by a reset.
+    assert "reset" not in attributes(browser, "event", "data-type")[:2]
+
+
+def test_tabs_replace_teardown_and_deep_links(browser):
+    session_id, token = create_session(browser, root="tabs")
+    wait_for_path(browser, ["tabs", "home"])
+    click(browser, "tab-search")
+    wait_for_path(browser, ["tabs", "search"])
+
+    push_detail(browser, 5)
+    wait_for_path(browser, ["tabs", "search", "detail"])
+    first = attributes(browser, "path-card", "data-id")[-1]
+    type_into(browser, "param-detail-id", 6)
+    click(browser, "replace-detail")
+    wait(browser).until(lambda d: attributes(d, "path-card", "data-id")[-1] != first,
+                        message="replace did not start a new coordinator")
+    assert state(session_id, token)["path"][-1]["params"] == {"id": 6}
+
+    replaced = attributes(browser, "path-card", "data-id")[-1]
+    click(browser, f"teardown-{replaced}")
+    wait_for_path(browser, ["tabs", "search"])
+    wait_for_text(browser, "event-log", "teardown")
+
+    type_into(browser, "deeplink-input", "myapp://master/detail/7/settings")
+    click(browser, "deeplink-go")
     wait_for_path(browser, ["master", "detail", "settings"])
-    log = second_browser.find_element(*by_testid("event-log")).text
-    assert "coordinator.started" in log
+    assert attributes(browser, "path-card", "data-presentation") == ["root", "push", "sheet"]
+
+
+def test_a_reload_keeps_the_session_and_the_token_stays_out_of_urls(browser):
+    session_id, token = create_session(browser)
+    push_detail(browser, 3)
+    wait_for_path(browser, ["master", "detail"])
+    browser.refresh()
+    wait_for_path(browser, ["master", "detail"])
+    assert text_of(browser, "session-id") == session_id
+    requests = sent_requests(browser)
+    streams = [headers for url, headers in requests if url.endswith(f"/{session_id}/events")]
+    assert streams, "the page did not open the event stream"
+    assert all(headers.get("Authorization") == f"Bearer {token}" for headers in streams)
+    assert any(headers.get("Last-Event-ID") is None for headers in streams)
+    assert not [url for url, _ in requests if token in url]
+    assert token not in browser.current_url
+    assert token in browser.execute_script("return JSON.stringify(sessionStorage)")
+    assert browser.execute_script("return localStorage.length") == 0
+    assert not [cookie for cookie in browser.get_cookies() if token in cookie.get("value", "")]
+
+
+def test_a_session_ended_elsewhere_shows_as_ended(browser):
+    session_id, token = create_session(browser)
+    wait_for_path(browser, ["master"])
+    call("DELETE", f"/v1/sessions/{session_id}", token)
+    wait(browser, SYNC).until(lambda d: element(d, "live-status").text == "ended",
+                              message="the page did not notice the end of the session")
+    wait_for_path(browser, [])
+    wait_for_text(browser, "event-log", "session.ended")
 
 
 def test_screenshot_with_a_four_deep_path_and_a_sheet(browser):
-    session_id, token = create_session(browser)
+    create_session(browser)
     for identifier in (1, 2, 3):
         push_detail(browser, identifier)
         wait_for_path(browser, ["master"] + ["detail"] * identifier)
     click(browser, "present-sheet-settings")
     wait_for_path(browser, ["master", "detail", "detail", "detail", "settings"])
+    # The whole page, no scrolling: grow the window to the document's height.
+    height = browser.execute_script("return document.documentElement.scrollHeight")
+    inner = browser.execute_script("return window.innerHeight")
+    size = browser.get_window_size()
+    browser.set_window_size(size["width"], size["height"] + max(0, height - inner))
+    # No hover or focus rings in the picture.
+    browser.execute_script("document.activeElement.blur()")
+    ActionChains(browser).move_to_element(browser.find_element(By.TAG_NAME, "h1")).perform()
     folder = pathlib.Path(os.environ.get("SCREENSHOT_DIR", "docs"))
     folder.mkdir(exist_ok=True)
     assert browser.save_screenshot(str(folder / "web-client.png"))
