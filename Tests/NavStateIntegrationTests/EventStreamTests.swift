@@ -107,6 +107,26 @@ struct EventStreamTests {
     #expect(try metric(server, "navstate_live_coordinators") == 0)
   }
 
+  @Test("expiry stops every coordinator, children first, then session.ended with reason expired")
+  func endsWithExpiry() throws {
+    let server = try ServerProcess(["--session-ttl", "0.5"])
+    defer { server.stop() }
+    let session = try TestSession(server.client)
+    _ = try session.call("push", ["route": "detail", "params": ["id": 1]])
+    let stream = try EventStreamClient(
+      port: server.port, path: "\(session.path)/events", token: session.token, lastEventID: 2)
+    let events = stream.collect(timeout: 5)
+    #expect(events.map(\.type) == ["coordinator.stopped", "coordinator.stopped", "session.ended"])
+    let parsed = events.compactMap { try? JSONParser.parse($0.data) }
+    #expect(parsed.prefix(2).map { $0["coordinator"] } == ["c2", "c1"])
+    #expect(parsed.prefix(2).allSatisfy { $0["reason"] == "sessionEnded" })
+    #expect(parsed.last?["reason"] == "expired")
+    #expect(stream.ended)
+    #expect(try metric(server, "navstate_sessions_expired_total") == 1)
+    #expect(try metric(server, "navstate_live_coordinators") == 0)
+    #expect(try metric(server, "navstate_live_sessions") == 0)
+  }
+
   @Test("a subscriber that disconnects is freed at the next heartbeat")
   func deadClientFreed() throws {
     let server = try ServerProcess(["--heartbeat", "0.2"])
