@@ -52,11 +52,16 @@ public enum StateJSON {
   /// `"c12"`, without building the string.
   static func writeID(_ id: CoordinatorID, into writer: inout JSONWriter) {
     withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 21) { buffer in
-      var digits: [UInt8] = []
-      JSONWriter.appendDigits(of: id.number, to: &digits)
-      buffer[0] = UInt8(ascii: "c")
-      for (offset, digit) in digits.enumerated() { buffer[offset + 1] = digit }
-      writer.plainString(UnsafeBufferPointer(rebasing: buffer[..<(digits.count + 1)]))
+      var remaining = id.number
+      var start = 21
+      repeat {
+        start -= 1
+        buffer[start] = UInt8(ascii: "0") + UInt8(remaining % 10)
+        remaining /= 10
+      } while remaining > 0 && start > 1
+      start -= 1
+      buffer[start] = UInt8(ascii: "c")
+      writer.plainString(UnsafeBufferPointer(rebasing: buffer[start...]))
     }
   }
 
