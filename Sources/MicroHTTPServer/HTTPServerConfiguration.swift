@@ -32,9 +32,9 @@ public struct HTTPServerConfiguration: Sendable {
   public var memoryLimitPerConnection: Int = 32 * 1024
   /// Largest request body accepted; larger ones are answered 413 "payload_too_large".
   public var maxBodyBytes: Int = 64 * 1024
-  /// Receives libmicrohttpd's own error messages (one line each, without a newline). When nil,
-  /// they are dropped.
-  public var errorLog: (@Sendable (String) -> Void)? = nil
+  /// Receives libmicrohttpd's own error messages (one line each, without a newline), sorted by
+  /// kind. When nil, they are dropped.
+  public var errorLog: (@Sendable (ServerLogMessage) -> Void)? = nil
 
   public init() {}
 

@@ -9,7 +9,7 @@ final class ServerContext: Sendable {
   /// Bytes of an over-size chunked body read and dropped before the connection is simply closed.
   /// Until then the client gets its 413; past it, a client streaming forever is cut off.
   let discardAllowance: Int
-  let errorLog: (@Sendable (String) -> Void)?
+  let errorLog: (@Sendable (ServerLogMessage) -> Void)?
   let streams = StreamRegistry()
   /// Requests whose headers have arrived and that have not completed yet.
   let inFlight = Atomic<Int>(0)
@@ -24,6 +24,6 @@ final class ServerContext: Sendable {
   }
 
   func log(_ message: String) {
-    errorLog?(message)
+    errorLog?(ServerLogMessage(text: message))
   }
 }

@@ -1,9 +1,19 @@
-/// Why a document could not be read, with the byte offset where reading stopped.
+/// Why a document could not be read, and where reading stopped: the byte offset for programs,
+/// line and column (both from 1, the column counted in bytes) for the people who fix the file.
 public struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertible {
   public var offset: Int
+  public var line: Int
+  public var column: Int
   public var reason: String
 
-  public var description: String { "\(reason) at byte \(offset)" }
+  public init(offset: Int, line: Int, column: Int, reason: String) {
+    self.offset = offset
+    self.line = line
+    self.column = column
+    self.reason = reason
+  }
+
+  public var description: String { "\(reason) at line \(line), column \(column)" }
 }
 
 /// A strict RFC 8259 reader. It bounds nesting depth so that hostile input cannot exhaust the
@@ -43,8 +53,16 @@ private struct Reader {
     self.maxDepth = maxDepth
   }
 
+  /// Lines are counted only here, on the way out, so that reading pays nothing for them.
   func error(_ reason: String) -> JSONParseError {
-    JSONParseError(offset: index, reason: reason)
+    let end = min(index, bytes.count)
+    var line = 1
+    var lineStart = 0
+    for position in 0..<end where bytes[position] == UInt8(ascii: "\n") {
+      line += 1
+      lineStart = position + 1
+    }
+    return JSONParseError(offset: index, line: line, column: end - lineStart + 1, reason: reason)
   }
 
   mutating func skipWhitespace() {

@@ -18,6 +18,8 @@ struct NavStateCommand: ParsableCommand {
       With no arguments, serves the built-in 'demo' graph on http://127.0.0.1:8080.
       Once listening it prints one line, 'listening on http://HOST:PORT', to standard output.
       SIGINT and SIGTERM stop it gracefully: in-flight requests finish, then it exits 0.
+
+      \(StartupFailure.exitStatusHelp)
       """)
 
   @Option(help: "Address to listen on.")
@@ -86,6 +88,16 @@ struct NavStateCommand: ParsableCommand {
   }
 
   func run() throws {
+    do {
+      try serve()
+    } catch {
+      // One line, no usage text: the options were fine, the world was not.
+      error.writeToStandardError()
+      throw ExitCode(error.status.rawValue)
+    }
+  }
+
+  private func serve() throws(StartupFailure) {
     ShutdownSignal.block()
     let level = logLevel.level
     LoggingSystem.bootstrap { label in
@@ -97,7 +109,10 @@ struct NavStateCommand: ParsableCommand {
 
     let graphs = try loadGraphs()
     guard graphs.contains(where: { $0.name == defaultGraph }) else {
-      throw ValidationError("--default-graph '\(defaultGraph)' is not a loaded graph")
+      let names = graphs.map(\.name).joined(separator: ", ")
+      throw StartupFailure(
+        status: .usage,
+        message: "--default-graph '\(defaultGraph)' is not a loaded graph (loaded: \(names))")
     }
     var storeConfiguration = StoreConfiguration()
     storeConfiguration.maxSessions = maxSessions
@@ -116,13 +131,20 @@ struct NavStateCommand: ParsableCommand {
     serverConfiguration.connectionLimit = maxConnections
     serverConfiguration.connectionsPerIP = maxConnectionsPerIp
     serverConfiguration.connectionTimeoutSeconds = idleTimeout
-    serverConfiguration.errorLog = { message in logger.warning("\(message)") }
+    serverConfiguration.errorLog = { message in
+      // A client that goes away (a closed tab, a killed curl) is normal: debug, not a warning.
+      if message.kind == .clientGone {
+        logger.debug("\(message.text)")
+      } else {
+        logger.warning("\(message.text)")
+      }
+    }
 
     let server: HTTPServer
     do {
       server = try HTTPServer(configuration: serverConfiguration, handler: service.router())
     } catch {
-      throw ValidationError("cannot listen on \(host):\(port): \(error)")
+      throw StartupFailure(status: Self.status(of: error), message: error.description)
     }
     let sweeper = RepeatingTask(
       label: "navstate.expiry", interval: min(1, max(0.05, sessionTtl / 4))
@@ -150,27 +172,47 @@ struct NavStateCommand: ParsableCommand {
     logger.info("stopped")
   }
 
-  func loadGraphs() throws -> [RouteGraph] {
-    var graphs = try BuiltInGraphs.load()
+  static func status(of error: HTTPServerError) -> StartupFailure.Status {
+    switch error {
+    case .addressInUse, .cannotBind, .cannotResolveHost: return .portUnavailable
+    case .invalidConfiguration: return .usage
+    case .socketFailed, .daemonStartFailed: return .systemError
+    }
+  }
+
+  func loadGraphs() throws(StartupFailure) -> [RouteGraph] {
+    var graphs: [RouteGraph]
+    do {
+      graphs = try BuiltInGraphs.load()
+    } catch {
+      throw StartupFailure(status: .cannotOpenInput, message: "\(error)")
+    }
     for path in graphFiles {
-      guard let bytes = readFile(path) else {
-        throw ValidationError("--graph \(path): cannot read the file")
-      }
+      let bytes = try readFile(path)
+      let graph: RouteGraph
       do {
-        let graph = try RouteGraph.decode(bytes, source: path)
-        guard !graphs.contains(where: { $0.name == graph.name }) else {
-          throw ValidationError("--graph \(path): a graph named '\(graph.name)' is already loaded")
-        }
-        graphs.append(graph)
-      } catch let error as GraphError {
-        throw ValidationError("--graph \(error)")
+        graph = try RouteGraph.decode(bytes, source: path)
+      } catch {
+        throw StartupFailure(status: .badData, message: "--graph \(error)")
       }
+      guard !graphs.contains(where: { $0.name == graph.name }) else {
+        throw StartupFailure(
+          status: .badData,
+          message: "--graph \(path): a graph named '\(graph.name)' is already loaded")
+      }
+      graphs.append(graph)
     }
     return graphs
   }
 
-  func readFile(_ path: String) -> [UInt8]? {
-    guard let file = fopen(path, "rb") else { return nil }
+  /// The whole file, or the system's reason why not (no such file, permission denied, a folder).
+  func readFile(_ path: String) throws(StartupFailure) -> [UInt8] {
+    func failure(_ code: Int32) -> StartupFailure {
+      StartupFailure(
+        status: .cannotOpenInput,
+        message: "--graph \(path): cannot read the file: \(StartupFailure.reason(code))")
+    }
+    guard let file = fopen(path, "rb") else { throw failure(errno) }
     defer { fclose(file) }
     var bytes: [UInt8] = []
     var chunk = [UInt8](repeating: 0, count: 65536)
@@ -179,7 +221,9 @@ struct NavStateCommand: ParsableCommand {
       if count > 0 { bytes += chunk[0..<count] }
       if count < chunk.count { break }
     }
-    return ferror(file) == 0 ? bytes : nil
+    // Reading a folder opens fine and fails here with EISDIR.
+    guard ferror(file) == 0 else { throw failure(errno) }
+    return bytes
   }
 }
 

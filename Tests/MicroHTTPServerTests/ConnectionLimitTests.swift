@@ -28,7 +28,7 @@ final class ConnectionLimitTests: XCTestCase {
     let log = LogCollector()
     let server = try startTestServer {
       $0.connectionsPerIP = 2
-      $0.errorLog = { log.append($0) }
+      $0.errorLog = { log.append($0.text) }
     }
     defer { server.shutdown(gracePeriodSeconds: 1) }
     let first = try RawHTTPClient(port: server.port)

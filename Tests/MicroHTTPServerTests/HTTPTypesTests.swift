@@ -14,6 +14,20 @@ final class HTTPTypesTests: XCTestCase {
     XCTAssertEqual(headers.pairs.map(\.0), ["Content-Type", "X-Tag", "x-tag"])
   }
 
+  func testLogMessagesAreSortedByWhoseDoingTheyWere() {
+    // Wordings libmicrohttpd 0.9.75 writes when a client goes away or a limit refuses one.
+    let gone = [
+      "Failed to send the footers for the request for `/x'. Error: The socket is no longer available for sending",
+      "Failed to receive data: Connection reset by peer",
+      "Failed to send data in request for `/x'. Error: Broken pipe",
+    ]
+    for text in gone { XCTAssertEqual(ServerLogMessage(text: text).kind, .clientGone, text) }
+    XCTAssertEqual(
+      ServerLogMessage(text: "Server reached connection limit. Closing inbound connection.").kind,
+      .connectionRefused)
+    XCTAssertEqual(ServerLogMessage(text: "Failed to create a thread: EAGAIN").kind, .other)
+  }
+
   func testQueryItemsArePercentDecoded() {
     let request = HTTPRequest(
       method: "GET", path: "/a%20b", query: "q=caf%C3%A9+au+lait&flag&empty=&x=%zz&q=second",

@@ -138,6 +138,20 @@ struct JSONParserTests {
     #expect(failure("\u{A0}1") != nil)
   }
 
+  @Test("errors name the line and the column, counted from 1, for the person fixing the file")
+  func lineAndColumn() {
+    let error = failure("{\n  \"name\": \"x\",\n  oops\n}")
+    #expect(error?.line == 3)
+    #expect(error?.column == 3)
+    #expect(error?.offset == 19)
+    #expect(error?.description == "expected a string key at line 3, column 3")
+    #expect(failure("[1,]")?.line == 1)
+    #expect(failure("[1,]")?.column == 4)
+    // An error at the very end, after a final newline, is on the line after it.
+    #expect(failure("[1,\n")?.line == 2)
+    #expect(failure("[1,\n")?.column == 1)
+  }
+
   @Test("trailing data after the value is refused")
   func trailingData() {
     #expect(failure("[] []")?.reason == "unexpected data after the value")

@@ -1,0 +1,45 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Why the server could not start, with the exit status that tells a script why (sysexits(3)
+/// numbering). A bad command line is a usage error and gets the usage text from
+/// ArgumentParser; everything here happens after the options were understood, so it is one line
+/// on standard error and no usage text.
+struct StartupFailure: Error, CustomStringConvertible {
+  enum Status: Int32, CaseIterable {
+    /// The options contradict each other (64, EX_USAGE), e.g. `--default-graph` names no graph.
+    case usage = 64
+    /// A graph file is not valid JSON or not a valid graph (65, EX_DATAERR).
+    case badData = 65
+    /// A graph file cannot be opened or read (66, EX_NOINPUT).
+    case cannotOpenInput = 66
+    /// The address or port cannot be listened on (69, EX_UNAVAILABLE).
+    case portUnavailable = 69
+    /// Anything else the system refused (71, EX_OSERR).
+    case systemError = 71
+  }
+
+  var status: Status
+  var message: String
+
+  var description: String { message }
+
+  /// The text of `--help` that lists the statuses, so the two cannot drift apart.
+  static let exitStatusHelp = """
+    Exit status: 0 after a graceful stop; 64 a usage error (bad options); 65 a graph file \
+    that is not valid JSON or not a valid graph; 66 a graph file that cannot be read; \
+    69 the address or port cannot be listened on; 71 another system error.
+    """
+
+  func writeToStandardError() {
+    let line = Array("navstate: \(message)\n".utf8)
+    line.withUnsafeBytes { _ = write(STDERR_FILENO, $0.baseAddress, $0.count) }
+  }
+
+  /// The system's own words for an errno value.
+  static func reason(_ code: Int32) -> String {
+    guard let text = strerror(code) else { return "errno \(code)" }
+    return String(cString: text)
+  }
+}
