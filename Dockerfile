@@ -1,15 +1,17 @@
-# The same steps as the README: build with the official Swift image and libmicrohttpd-dev, run on
-# a slim image that has only the shared library. (No Docker engine runs where NavState is
-# developed, so this file follows the README's commands rather than being tested on its own.)
-FROM swift:6.1-bookworm AS build
+# Build with the official Swift image (the toolchain NavState is tested with) and
+# libmicrohttpd-dev; run on a slim image that has only the shared library.
+# `Tests/docker/check` reproduces the build stage without a Docker engine: it copies exactly the
+# paths named by this stage's COPY lines into an empty folder and runs its RUN lines there.
+FROM swift:6.3-bookworm AS build
 RUN apt-get update && apt-get install -y --no-install-recommends libmicrohttpd-dev pkg-config \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY Package.swift ./
 COPY Sources ./Sources
 COPY Tests ./Tests
-RUN swift build -c release --product navstate --static-swift-stdlib \
-    && mkdir -p /out \
+COPY Benchmarks/CoreBenchmarks ./Benchmarks/CoreBenchmarks
+RUN swift build -c release --product navstate --static-swift-stdlib
+RUN mkdir -p /out \
     && cp "$(swift build -c release --show-bin-path)/navstate" /out/ \
     && cp -R "$(swift build -c release --show-bin-path)/NavState_NavigationCore.resources" /out/
 

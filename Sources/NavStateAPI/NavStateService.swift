@@ -19,7 +19,7 @@ public final class NavStateService: Sendable {
   public func router() -> Router {
     var router = Router(observer: metrics.record)
     router.add("GET", "/healthz") { _, _ in Self.healthz }
-    router.add("GET", "/") { _, _ in Self.webClient }
+    addWebClient(to: &router)
     router.add("GET", "/metrics") { [self] _, _ in
       HTTPResponse(
         status: 200,
@@ -64,17 +64,6 @@ public final class NavStateService: Sendable {
     }
     return router
   }
-
-  private static let webClient = HTTPResponse(
-    status: 200,
-    headers: HTTPHeaders([
-      ("Content-Type", "text/html; charset=utf-8"), ("Cache-Control", "no-cache"),
-      (
-        "Content-Security-Policy",
-        "default-src 'self'; style-src 'unsafe-inline'; script-src 'unsafe-inline'"
-      ),
-    ]),
-    body: WebClientPage.html)
 
   private static let healthz = HTTPResponse(
     status: 200, headers: HTTPHeaders([("Content-Type", "application/json")]),

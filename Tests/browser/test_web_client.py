@@ -2,6 +2,8 @@
 import json
 import os
 import pathlib
+import tempfile
+import urllib.request
 
 from conftest import BASE, call
 from selenium.common.exceptions import (ElementClickInterceptedException,
@@ -176,6 +178,65 @@ def test_a_refusal_is_shown_as_a_problem(browser):
     assert path_routes(browser) == ["master"]
 
 
+def test_a_result_that_is_not_json_is_refused_in_the_page(browser):
+    session_id, token = create_session(browser)
+    push_detail(browser, 2)
+    wait_for_path(browser, ["master", "detail"])
+    version = state(session_id, token)["version"]
+    type_into(browser, "result-input", "{oops")
+    click(browser, "back")
+    wait(browser).until(lambda d: element(d, "problem").is_displayed(),
+                        message="no word about the invalid result")
+    assert "invalid_result" in element(browser, "problem-code").text
+    assert "JSON" in element(browser, "problem").text
+    assert element(browser, "result-input").get_attribute("aria-invalid") == "true"
+    # Nothing was sent: the session did not move.
+    assert state(session_id, token)["version"] == version
+    assert path_routes(browser) == ["master", "detail"]
+
+    type_into(browser, "result-input", '{"saved": true}')
+    click(browser, "back")
+    wait_for_path(browser, ["master"])
+    assert element(browser, "result-input").get_attribute("aria-invalid") is None
+    events = call("GET", f"/v1/sessions/{session_id}/events?after=0", token)["events"]
+    assert events[-1]["type"] == "coordinator.resumed"
+    assert events[-1]["result"] == {"saved": True}
+
+
+def test_without_a_session_its_controls_are_disabled_and_look_it(browser):
+    load(browser)
+    assert not element(browser, "end-session").is_enabled()
+    opacity = browser.execute_script(
+        "return getComputedStyle(document.querySelector('[data-testid=end-session]')).opacity")
+    assert float(opacity) < 0.75, f"End session looks enabled (opacity {opacity})"
+    for name in ("back", "pop", "pop-root", "dismiss", "dismiss-all", "deeplink-go",
+                 "result-input"):
+        assert not element(browser, name).is_enabled(), f"{name} is enabled without a session"
+    assert element(browser, "create-session").is_enabled()
+
+    create_session(browser)
+    assert element(browser, "end-session").is_enabled()
+    assert element(browser, "back").is_enabled()
+    click(browser, "end-session")
+    wait(browser).until(lambda d: not element(d, "end-session").is_enabled(),
+                        message="End session stayed enabled after the session ended")
+    assert not element(browser, "back").is_enabled()
+
+
+def test_the_page_has_an_icon_and_loads_nothing_inline(browser):
+    load(browser)
+    icon = browser.find_element(By.CSS_SELECTOR, 'link[rel="icon"]').get_attribute("href")
+    assert icon == BASE + "/favicon.svg"
+    for path in ("/favicon.svg", "/favicon.ico"):
+        with urllib.request.urlopen(BASE + path, timeout=5) as response:
+            assert response.status == 200
+            assert response.headers["Content-Type"] == "image/svg+xml"
+            assert response.read().startswith(b"<svg")
+    # No inline script or style: the policy would refuse them (and the console check would fail).
+    assert browser.execute_script("return document.querySelectorAll('script:not([src])').length") == 0
+    assert browser.execute_script("return document.querySelectorAll('style').length") == 0
+
+
 def test_a_second_window_follows_changes_from_the_first_and_from_curl(browser, second_browser):
     session_id, token = create_session(browser)
     open_session(second_browser, session_id, token)
@@ -285,6 +346,8 @@ def test_screenshot_with_a_four_deep_path_and_a_sheet(browser):
     # No hover or focus rings in the picture.
     browser.execute_script("document.activeElement.blur()")
     ActionChains(browser).move_to_element(browser.find_element(By.TAG_NAME, "h1")).perform()
-    folder = pathlib.Path(os.environ.get("SCREENSHOT_DIR", "docs"))
-    folder.mkdir(exist_ok=True)
+    # Into a scratch folder unless asked: tests never write into the repository's files.
+    # `SCREENSHOT_DIR=docs Tests/browser/run -k screenshot` refreshes the README's picture.
+    folder = pathlib.Path(os.environ.get("SCREENSHOT_DIR") or tempfile.mkdtemp())
+    folder.mkdir(parents=True, exist_ok=True)
     assert browser.save_screenshot(str(folder / "web-client.png"))

@@ -1,30 +1,86 @@
-"""Schemathesis hooks: every generated call runs against a real session of its own.
+"""Schemathesis hooks: every generated call runs against a real session of its own, in a state
+where the operation can succeed as well as be refused.
 
-Session calls need a bearer token and a live session id, which no schema can generate. This auth
-provider opens a fresh session for each test case and puts its id and token into the request,
-so generated bodies are judged by a real session instead of bouncing off 404.
+Session calls need a bearer token and a live session id, which no schema can generate. The auth
+provider opens a fresh session for each test case and brings it into a shape that the operation
+can act on: a tab container with a two-deep stack (pop, back, select-tab succeed; dismiss is
+refused), the same with a sheet over it (dismiss succeeds; pop is refused), or a bare root.
+A teardown is aimed at a real coordinator of that session most of the time (a pushed one
+succeeds; the root and a tab are refused), at the generated id otherwise.
+
+Every answer is recorded (NAVSTATE_STATUS_LOG); `run` then checks that pop, dismiss, teardown and
+select-tab each saw success as well as refusal, so the fuzzing reaches their real logic.
 """
 import json
 import os
+import random
 import urllib.request
 
 import schemathesis
 
 BASE = os.environ["NAVSTATE_URL"]
+STATUS_LOG = os.environ.get("NAVSTATE_STATUS_LOG")
+# Seeded, so that a run can be repeated exactly along with schemathesis' own seed.
+shapes = random.Random(20261123)
+
+STACK = [{"op": "push", "route": "detail", "params": {"id": 1}},
+         {"op": "push", "route": "detail", "params": {"id": 2}}]
+SHEET = [{"op": "present", "route": "settings", "style": "sheet"}]
+SHAPES = {
+    "deep": ("tabs", STACK),
+    "modal": ("tabs", STACK + SHEET),
+    "root": ("master", []),
+}
+# The shape each operation needs to succeed, and the one that makes it refuse.
+FOR_OPERATION = {
+    "/v1/sessions/{sid}/pop": ["deep", "deep", "modal"],
+    "/v1/sessions/{sid}/back": ["deep", "modal", "root"],
+    "/v1/sessions/{sid}/dismiss": ["modal", "modal", "deep"],
+    "/v1/sessions/{sid}/select-tab": ["deep", "modal", "root"],
+    "/v1/sessions/{sid}/coordinators/{cid}": ["deep", "modal"],
+}
+
+
+def call(method, path, body=None, token=None):
+    headers = {"Content-Type": "application/json"}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    request = urllib.request.Request(f"{BASE}{path}", data=json.dumps(body).encode(),
+                                     method=method, headers=headers)
+    with urllib.request.urlopen(request, timeout=5) as response:
+        return json.load(response)
+
+
+def coordinator_ids(node):
+    yield node["id"]
+    for child in node["children"]:
+        yield from coordinator_ids(child)
 
 
 @schemathesis.auth(refresh_interval=None)
 class SessionAuth:
     def get(self, case, context):
-        request = urllib.request.Request(
-            f"{BASE}/v1/sessions", data=b"{}", method="POST",
-            headers={"Content-Type": "application/json"})
-        with urllib.request.urlopen(request, timeout=5) as response:
-            created = json.load(response)
-        return {"sid": created["session"]["id"], "token": created["token"]}
+        path = context.operation.path
+        shape = shapes.choice(FOR_OPERATION.get(path, list(SHAPES)))
+        root, ops = SHAPES[shape]
+        created = call("POST", "/v1/sessions", {"root": {"route": root}})
+        sid, token = created["session"]["id"], created["token"]
+        session = created["session"]
+        if ops:
+            session = call("POST", f"/v1/sessions/{sid}/batch", {"ops": ops}, token)["session"]
+        return {"sid": sid, "token": token, "ids": list(coordinator_ids(session["root"]))}
 
     def set(self, case, data, context):
         case.headers = case.headers or {}
         case.headers["Authorization"] = f"Bearer {data['token']}"
         if case.path_parameters and "sid" in case.path_parameters:
             case.path_parameters["sid"] = data["sid"]
+        if case.path_parameters and "cid" in case.path_parameters and shapes.random() < 0.8:
+            case.path_parameters["cid"] = shapes.choice(data["ids"])
+
+
+@schemathesis.hook
+def after_call(context, case, response):
+    if STATUS_LOG:
+        with open(STATUS_LOG, "a") as log:
+            log.write(f"{case.method} {case.operation.path} {response.status_code}\n")
