@@ -3,7 +3,7 @@ import MicroHTTPServer
 import NavJSON
 import NavigationCore
 
-/// The v1 API of SPEC section 5: maps HTTP requests to the session store and the core.
+/// The v1 API (docs/behaviour.md section 6): maps HTTP requests to the session store and the core.
 public final class NavStateService: Sendable {
   public let store: SessionStore
   public let metrics: ServiceMetrics

@@ -1,6 +1,6 @@
 /// Session ids and tokens: random bytes from the system's CSPRNG, written as base64url.
 enum SecureRandom {
-  /// 256 bits, as SPEC section 5 asks for tokens.
+  /// 256 bits, as docs/behaviour.md section 6.1 promises for tokens.
   static func token() -> String { base64url(bytes(32)) }
 
   /// Whether `token` could be one this service issued: 43 base64url characters.

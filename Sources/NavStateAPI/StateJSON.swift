@@ -14,7 +14,7 @@ public struct SessionTimes: Sendable {
   }
 }
 
-/// The JSON shapes of SPEC section 5, written straight into a `JSONWriter`.
+/// The JSON shapes of docs/behaviour.md section 6.5, written straight into a `JSONWriter`.
 public enum StateJSON {
   /// `{id, graph, version, createdAt, updatedAt, expiresAt, active, root, path}`
   public static func writeState(

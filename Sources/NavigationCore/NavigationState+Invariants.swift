@@ -1,4 +1,4 @@
-/// The shape rules of SPEC section 2, checked from scratch. Tests call this after every operation.
+/// The shape rules of docs/behaviour.md section 2, checked from scratch. Tests call this after every operation.
 extension NavigationState {
   public func invariantViolations() -> [String] {
     var problems: [String] = []

@@ -3,7 +3,7 @@ import Testing
 
 @testable import NavigationCore
 
-/// The deep-link grammar of SPEC section 4, read with the demo graph's path patterns.
+/// The deep-link grammar of docs/behaviour.md section 5, read with the demo graph's path patterns.
 @Suite("deep links")
 struct DeepLinkTests {
   let parser = DeepLinkParser(graph: demoGraph)

@@ -4,7 +4,7 @@ import Testing
 @testable import NavigationCore
 
 /// Loading route graphs: every error names the file, the route and the problem; and the
-/// built-in demo graph is the one SPEC section 7 describes.
+/// built-in demo graph is the one the README describes.
 @Suite("route graphs")
 struct GraphValidationTests {
   func error(_ json: String) -> GraphError? {
@@ -149,7 +149,7 @@ struct GraphValidationTests {
     #expect(loaded.route(named: "nowhere") == nil)
   }
 
-  @Test("the demo graph is the one of SPEC section 7")
+  @Test("the demo graph is the one of the README")
   func demo() throws {
     let graphs = try BuiltInGraphs.load()
     #expect(graphs.map(\.name) == ["demo"])

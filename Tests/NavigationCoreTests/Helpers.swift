@@ -3,7 +3,7 @@ import Testing
 
 @testable import NavigationCore
 
-/// The built-in demo graph (SPEC section 7), loaded once through the public loader.
+/// The built-in demo graph (the README), loaded once through the public loader.
 let demoGraph: RouteGraph = {
   do {
     return try BuiltInGraphs.load()[0]
@@ -53,7 +53,7 @@ struct Snapshot: Equatable, CustomStringConvertible {
 }
 
 /// Applies `command` to `state`, expecting success, and checks after it:
-/// the shape rules (SPEC section 2) and the event rules of section 3 (see `checkEventRules`).
+/// the shape rules (docs/behaviour.md section 2) and the event rules of section 3 (see `checkEventRules`).
 @discardableResult
 func applyChecked(
   _ command: Command, to state: inout NavigationState,
@@ -96,7 +96,7 @@ func expectRefusal(
   return refusal
 }
 
-/// The event rules of SPEC sections 3-5 for one applied operation, as a list of violations:
+/// The event rules of docs/behaviour.md sections 3, 6.5 and 7 for one applied operation, as a list of violations:
 /// - an operation with no events changed nothing (not even the version);
 /// - otherwise the version went up by exactly one and every event carries it;
 /// - seq counts up by one from the previous last seq;

@@ -3,7 +3,7 @@ import Testing
 
 @testable import NavigationCore
 
-// Every row and every refusal of the SPEC section 4 table, plus the lifecycle rules of section 3.
+// Every row and every refusal of docs/behaviour.md section 4, plus the lifecycle rules of section 3.
 // Session.apply checks the shape rules and the event rules after every operation (Helpers.swift);
 // Session.refuse checks the code and that nothing changed.
 
