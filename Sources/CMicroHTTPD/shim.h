@@ -25,6 +25,17 @@ static inline size_t cmhd_unescape_nothing(void *cls, struct MHD_Connection *con
   return strlen(value);
 }
 
+/// The callbacks and their `cls`, gathered so that the option list below stays readable.
+struct cmhd_callbacks {
+  MHD_AccessHandlerCallback access;
+  MHD_RequestCompletedCallback completed;
+  cmhd_uri_log_callback uri_log;
+  MHD_NotifyConnectionCallback notify_connection;
+  MHD_AcceptPolicyCallback accept_policy;
+  MHD_LogCallback logger;  // NULL: MHD_OPTION_EXTERNAL_LOGGER is left unset
+  void *cls;               // the same context for every callback
+};
+
 /// Why: MHD_start_daemon is variadic (an MHD_OPTION list ended by MHD_OPTION_END), which Swift
 /// cannot call. This builds the one option list the server uses.
 ///
@@ -32,21 +43,22 @@ static inline size_t cmhd_unescape_nothing(void *cls, struct MHD_Connection *con
 ///   errors such as EADDRINUSE reach Swift with their errno instead of a bare NULL.
 /// - thread_pool_size: MHD_OPTION_THREAD_POOL_SIZE; must be >= 2 with MHD_USE_EPOLL (a pool of 1
 ///   silently becomes the single-thread epoll mode).
-/// - per_ip_limit: MHD_OPTION_PER_IP_CONNECTION_LIMIT; 0 means no cap.
-/// - logger: NULL leaves MHD_OPTION_EXTERNAL_LOGGER unset (then MHD logs only with
-///   MHD_USE_ERROR_LOG, to stderr).
+/// - connection_limit: MHD_OPTION_CONNECTION_LIMIT, which MHD splits evenly between its worker
+///   threads and enforces by leaving connections in the listen backlog. The caller passes a
+///   value its own accept policy never lets MHD reach, so that a connection over the limit is
+///   refused at once instead.
+/// - per_ip_limit: MHD_OPTION_PER_IP_CONNECTION_LIMIT; 0 means no cap. MHD closes a connection
+///   over it right after accepting it.
 static inline struct MHD_Daemon *cmhd_start_daemon(
   unsigned int flags, int listen_fd, unsigned int thread_pool_size,
   unsigned int connection_limit, unsigned int per_ip_limit, unsigned int timeout_seconds,
-  size_t memory_limit, MHD_AccessHandlerCallback access_handler, void *access_cls,
-  MHD_RequestCompletedCallback completed, void *completed_cls,
-  cmhd_uri_log_callback uri_log, void *uri_log_cls, MHD_LogCallback logger, void *logger_cls)
+  size_t memory_limit, struct cmhd_callbacks callbacks)
 {
   // Each value is passed with the exact type MHD reads with va_arg.
   // MHD_OPTION_EXTERNAL_LOGGER may not be given a NULL function, hence two calls.
-  if (NULL == logger)
+  if (NULL == callbacks.logger)
     return MHD_start_daemon(
-      flags, 0, NULL, NULL, access_handler, access_cls,
+      flags, 0, callbacks.accept_policy, callbacks.cls, callbacks.access, callbacks.cls,
       MHD_OPTION_LISTEN_SOCKET, (MHD_socket)listen_fd,
       MHD_OPTION_THREAD_POOL_SIZE, thread_pool_size,
       MHD_OPTION_CONNECTION_LIMIT, connection_limit,
@@ -54,12 +66,13 @@ static inline struct MHD_Daemon *cmhd_start_daemon(
       MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
       MHD_OPTION_CONNECTION_MEMORY_LIMIT, memory_limit,
       MHD_OPTION_UNESCAPE_CALLBACK, &cmhd_unescape_nothing, (void *)NULL,
-      MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
-      MHD_OPTION_URI_LOG_CALLBACK, uri_log, uri_log_cls,
+      MHD_OPTION_NOTIFY_COMPLETED, callbacks.completed, callbacks.cls,
+      MHD_OPTION_URI_LOG_CALLBACK, callbacks.uri_log, callbacks.cls,
+      MHD_OPTION_NOTIFY_CONNECTION, callbacks.notify_connection, callbacks.cls,
       MHD_OPTION_END);
   return MHD_start_daemon(
-    flags, 0, NULL, NULL, access_handler, access_cls,
-    MHD_OPTION_EXTERNAL_LOGGER, logger, logger_cls,  // first, or MHD logs to stderr until then
+    flags, 0, callbacks.accept_policy, callbacks.cls, callbacks.access, callbacks.cls,
+    MHD_OPTION_EXTERNAL_LOGGER, callbacks.logger, callbacks.cls,  // first, or MHD logs to stderr
     MHD_OPTION_LISTEN_SOCKET, (MHD_socket)listen_fd,
     MHD_OPTION_THREAD_POOL_SIZE, thread_pool_size,
     MHD_OPTION_CONNECTION_LIMIT, connection_limit,
@@ -67,8 +80,9 @@ static inline struct MHD_Daemon *cmhd_start_daemon(
     MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
     MHD_OPTION_CONNECTION_MEMORY_LIMIT, memory_limit,
     MHD_OPTION_UNESCAPE_CALLBACK, &cmhd_unescape_nothing, (void *)NULL,
-    MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
-    MHD_OPTION_URI_LOG_CALLBACK, uri_log, uri_log_cls,
+    MHD_OPTION_NOTIFY_COMPLETED, callbacks.completed, callbacks.cls,
+    MHD_OPTION_URI_LOG_CALLBACK, callbacks.uri_log, callbacks.cls,
+    MHD_OPTION_NOTIFY_CONNECTION, callbacks.notify_connection, callbacks.cls,
     MHD_OPTION_END);
 }
 
@@ -85,6 +99,31 @@ static inline const struct sockaddr *cmhd_client_address(struct MHD_Connection *
   const union MHD_ConnectionInfo *info =
     MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
   return (NULL == info) ? NULL : info->client_addr;
+}
+
+/// Why: MHD_get_connection_info is variadic. The connection's socket
+/// (MHD_CONNECTION_INFO_CONNECTION_FD), -1 if unknown.
+static inline int cmhd_connection_fd(struct MHD_Connection *connection) {
+  const union MHD_ConnectionInfo *info =
+    MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+  return (NULL == info) ? -1 : (int)info->connect_fd;
+}
+
+/// Why: MHD_get_connection_info is variadic. What the connection-notify callback stored for this
+/// connection (MHD_CONNECTION_INFO_SOCKET_CONTEXT), NULL if nothing.
+static inline void *cmhd_socket_context(struct MHD_Connection *connection) {
+  const union MHD_ConnectionInfo *info =
+    MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+  return (NULL == info) ? NULL : info->socket_context;
+}
+
+/// Why: MHD_get_connection_info is variadic. Bytes from the start of the request line to the
+/// end of the empty line after the headers (MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE), 0 if
+/// unknown.
+static inline size_t cmhd_request_header_size(struct MHD_Connection *connection) {
+  const union MHD_ConnectionInfo *info =
+    MHD_get_connection_info(connection, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE);
+  return (NULL == info) ? 0 : info->header_size;
 }
 
 /// Why: MHD_SIZE_UNKNOWN is a macro with a cast, which Swift does not import.

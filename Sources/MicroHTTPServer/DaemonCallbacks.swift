@@ -16,8 +16,54 @@ internal import CMicroHTTPD
 func mhdRequestStarted(
   _ cls: UnsafeMutableRawPointer?, _ uri: UnsafePointer<CChar>?, _ connection: OpaquePointer?
 ) -> UnsafeMutableRawPointer? {
+  let length = uri.map { strlen($0) } ?? 0
   let target = uri.map { String(cString: $0) } ?? ""
-  return Unmanaged.passRetained(RequestState(target: target)).toOpaque()
+  var state: ConnectionState?
+  if let cls, let connection, let raw = cmhd_socket_context(connection) {
+    let context = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue()
+    state = Unmanaged<ConnectionState>.fromOpaque(raw).takeUnretainedValue()
+    state?.requestLineArrived(
+      now: MonotonicClock.now(), headerTimeout: context.connections.timing.headers)
+  }
+  let request = RequestState(
+    target: target, connection: state, targetAddress: UInt(bitPattern: uri),
+    targetLength: length)
+  return Unmanaged.passRetained(request).toOpaque()
+}
+
+/// MHD_OPTION_NOTIFY_CONNECTION: a connection was accepted (its deadline starts) or is about to
+/// be closed (before MHD closes its descriptor).
+func mhdConnectionChanged(
+  _ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?,
+  _ socketContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
+  _ code: MHD_ConnectionNotificationCode
+) {
+  guard let cls, let connection, let socketContext else { return }
+  let context = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue()
+  // The C enum's cases are not imported by name here; 0 is STARTED and 1 CLOSED (microhttpd.h).
+  switch code.rawValue {
+  case 0:
+    let state = ConnectionState(
+      descriptor: cmhd_connection_fd(connection),
+      deadline: MonotonicClock.now() + context.connections.timing.headers)
+    socketContext.pointee = Unmanaged.passRetained(state).toOpaque()
+    context.connections.opened(state)
+  case 1:
+    guard let raw = socketContext.pointee else { return }
+    socketContext.pointee = nil
+    context.connections.closed(Unmanaged<ConnectionState>.fromOpaque(raw).takeRetainedValue())
+  default:
+    break
+  }
+}
+
+/// MHD_AcceptPolicyCallback: refuse a connection over the limit as soon as it is accepted.
+func mhdAcceptPolicy(
+  _ cls: UnsafeMutableRawPointer?, _ address: UnsafePointer<sockaddr>?, _ length: socklen_t
+) -> MHD_Result {
+  guard let cls else { return .YES }
+  let context = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue()
+  return context.connections.admits() ? .YES : .NO
 }
 
 /// MHD_OPTION_NOTIFY_COMPLETED: the request is over (answered, failed, timed out, or the daemon
@@ -30,10 +76,16 @@ func mhdRequestCompleted(
   guard let cls, let conCls, let raw = conCls.pointee else { return }
   conCls.pointee = nil
   let request = Unmanaged<RequestState>.fromOpaque(raw).takeRetainedValue()
+  let context = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue()
   if request.counted {
-    let context = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue()
     context.inFlight.subtract(1, ordering: .releasing)
   }
+  // Kept alive: the next request line must start within the idle time (MHD's own timeout only
+  // counts silence, so a trickle would reset it forever).
+  let timing = context.connections.timing
+  request.connection?.advance(
+    to: .idle,
+    deadline: timing.idle == 0 ? 0 : MonotonicClock.now() + timing.idle + timing.headers)
 }
 
 /// MHD_AccessHandlerCallback: called once with the headers, once per piece of body, and once
@@ -56,7 +108,8 @@ func mhdAccess(
   }
   let exchange = Exchange(context: context, connection: connection, request: request)
   if !request.started {
-    return exchange.begin(method: method.map { String(cString: $0) } ?? "")
+    guard let method, let version else { return .NO }
+    return exchange.begin(method: method, version: version)
   }
   let count = uploadDataSize.pointee
   if count > 0 {

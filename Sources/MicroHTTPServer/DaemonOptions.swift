@@ -32,12 +32,22 @@ struct DaemonOptions {
       throw .invalidConfiguration(
         "memoryLimitPerConnection must be at least \(Self.minimumMemoryLimit) bytes")
     }
+    guard configuration.headerTimeoutSeconds > 0, configuration.headerTimeoutSeconds <= 86_400
+    else {
+      throw .invalidConfiguration("headerTimeoutSeconds must be more than 0 and at most a day")
+    }
+    guard configuration.minimumBodyBytesPerSecond >= 1 else {
+      throw .invalidConfiguration("minimumBodyBytesPerSecond must be at least 1")
+    }
     guard configuration.maxBodyBytes >= 0 else {
       throw .invalidConfiguration("maxBodyBytes must not be negative")
     }
     // A pool of one is MHD's single-thread epoll mode, which stalled here; see the property doc.
     threads = UInt32(max(2, configuration.threads))
-    connectionLimit = UInt32(configuration.connectionLimit)
+    // Out of MHD's reach (it splits its limit evenly between the threads and, at it, stops
+    // accepting): the accept policy refuses at the configured limit first.
+    connectionLimit = UInt32(
+      min(Int(Int32.max), (configuration.connectionLimit + 1) * Int(threads)))
     perIPLimit = UInt32(configuration.connectionsPerIP)
     timeoutSeconds = UInt32(configuration.connectionTimeoutSeconds)
     memoryLimit = configuration.memoryLimitPerConnection

@@ -40,6 +40,8 @@ extension Exchange {
         context.log("dropped response header \"\(name)\" (invalid name or value)")
       }
     }
+    // No response may be read as another type than it says (a JSON body as HTML, say).
+    _ = MHD_add_response_header(mhdResponse, "X-Content-Type-Options", "nosniff")
     if close || context.stopping.load(ordering: .relaxed) {
       _ = MHD_add_response_header(mhdResponse, "Connection", "close")
     }

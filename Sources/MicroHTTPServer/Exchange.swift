@@ -1,5 +1,11 @@
 internal import CMicroHTTPD
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
+
 /// One access-handler call: the server, the MHD connection and the request being read.
 struct Exchange {
   let context: ServerContext
@@ -9,12 +15,16 @@ struct Exchange {
   /// First call: the headers are in, no body has been read. Check the framing; answer now only to
   /// refuse (queueing a response this early makes MHD close the connection afterwards, which is
   /// right for a refusal and wrong for a normal answer, so normal answers wait for `complete`).
-  func begin(method: String) -> MHD_Result {
+  func begin(method: UnsafePointer<CChar>, version: UnsafePointer<CChar>) -> MHD_Result {
     request.started = true
     request.counted = true
     context.inFlight.add(1, ordering: .relaxed)
-    request.method = method
+    request.method = String(cString: method)
+    request.blockStart = UInt(bitPattern: method)
     collectHeaders()
+    if let refusal = refusal(method: method, version: version) {
+      return refuse(refusal)
+    }
     let framing = RequestFraming.decide(
       contentLengths: request.contentLengths, transferEncodings: request.transferEncodings,
       maxBodyBytes: context.maxBodyBytes)
@@ -22,15 +32,67 @@ struct Exchange {
     request.transferEncodings = []
     switch framing {
     case .reject(let status, let code, let detail):
-      let response = HTTPResponse.problem(
-        status: status, code: code, title: Self.title(status), detail: detail)
-      return send(response, close: true)
+      return refuse(
+        HTTPResponse.problem(status: status, code: code, title: Self.title(status), detail: detail))
     case .readBody(let expectedLength):
       if let expectedLength, expectedLength > 0 {
         request.body.reserveCapacity(expectedLength)
       }
+      let due = context.connections.timing.body(
+        expectedLength: expectedLength ?? context.maxBodyBytes)
+      // Lost the race with the deadline sweeper: the connection is being closed.
+      guard request.connection?.advance(to: .readingBody, deadline: MonotonicClock.now() + due)
+        != false
+      else { return .NO }
       return .YES
     }
+  }
+
+  /// What is wrong with the request line and header block, if anything: malformed bytes (400),
+  /// a missing or repeated Host (400), a Host this server does not answer for (421).
+  private func refusal(method: UnsafePointer<CChar>, version: UnsafePointer<CChar>)
+    -> HTTPResponse?
+  {
+    let start = request.blockStart
+    let block = UnsafeRawBufferPointer(
+      start: UnsafeRawPointer(method), count: cmhd_request_header_size(connection))
+    let versionLength = strlen(version)
+    if let problem = HeaderBlockAudit.problem(
+      in: block,
+      method: .init(offset: 0, length: request.method.utf8.count),
+      target: .init(
+        offset: Int(bitPattern: request.targetAddress &- start), length: request.targetLength),
+      targetBytes: request.target.utf8,
+      version: .init(
+        offset: Int(bitPattern: UInt(bitPattern: version) &- start), length: versionLength),
+      fields: request.fields)
+    {
+      return .problem(
+        status: 400, code: "malformed_request", title: "Bad Request",
+        detail: "Malformed request: \(problem).")
+    }
+    request.fields = []
+    let isHTTP11 = versionLength == 8 && strcmp(version, "HTTP/1.1") == 0
+    if request.hostCount > 1 || (isHTTP11 && request.hostCount == 0) {
+      return .problem(
+        status: 400, code: "bad_host", title: "Bad Request",
+        detail: "An HTTP/1.1 request must carry exactly one Host field.")
+    }
+    if !context.allowedHosts.isEmpty {
+      let host = HostName.normalized(request.headers["host"] ?? "")
+      if !context.allowedHosts.contains(host) {
+        return .problem(
+          status: 421, code: "misdirected_request", title: "Misdirected Request",
+          detail: "This server does not answer for that Host.")
+      }
+    }
+    return nil
+  }
+
+  /// Answers at once with `response` and closes the connection afterwards.
+  private func refuse(_ response: HTTPResponse) -> MHD_Result {
+    guard request.connection?.advance(to: .processing, deadline: 0) != false else { return .NO }
+    return send(response, close: true)
   }
 
   /// A piece of the body. Appended up to `maxBodyBytes`; past that the body is dropped and the
@@ -53,6 +115,7 @@ struct Exchange {
 
   /// Last call: the whole request is in. Run the handler and queue its response.
   func complete() -> MHD_Result {
+    guard request.connection?.advance(to: .processing, deadline: 0) != false else { return .NO }
     if request.tooLarge {
       guard
         case .reject(let status, let code, let detail) = RequestFraming.tooLarge(
@@ -95,10 +158,18 @@ private func mhdAddRequestHeader(
 ) -> MHD_Result {
   guard let cls, let key else { return .YES }
   let request = Unmanaged<RequestState>.fromOpaque(cls).takeUnretainedValue()
+  let start = request.blockStart
+  request.fields.append(
+    HeaderBlockAudit.Field(
+      name: .init(offset: Int(bitPattern: UInt(bitPattern: key) &- start), length: keySize),
+      value: .init(
+        offset: Int(bitPattern: UInt(bitPattern: value) &- start), length: value == nil ? 0 : valueSize)))
   let name = decodeUTF8(key, keySize)
   let text = value.map { decodeUTF8($0, valueSize) } ?? ""
   request.headers.add(name, text)
-  if name.equalsIgnoringASCIICase("Content-Length") {
+  if name.equalsIgnoringASCIICase("Host") {
+    request.hostCount += 1
+  } else if name.equalsIgnoringASCIICase("Content-Length") {
     request.contentLengths.append(text)
   } else if name.equalsIgnoringASCIICase("Transfer-Encoding") {
     request.transferEncodings.append(text)

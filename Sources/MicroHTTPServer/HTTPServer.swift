@@ -36,11 +36,13 @@ public final class HTTPServer: Sendable {
       | MHD_ALLOW_SUSPEND_RESUME.rawValue
     if socket.isIPv6 { flags |= MHD_USE_IPv6.rawValue }
     if configuration.errorLog != nil { flags |= MHD_USE_ERROR_LOG.rawValue }
-    let logger: MHD_LogCallback? = configuration.errorLog == nil ? nil : mhdLog
+    let callbacks = cmhd_callbacks(
+      access: mhdAccess, completed: mhdRequestCompleted, uri_log: mhdRequestStarted,
+      notify_connection: mhdConnectionChanged, accept_policy: mhdAcceptPolicy,
+      logger: configuration.errorLog == nil ? nil : mhdLog, cls: cls)
     let daemon = cmhd_start_daemon(
       flags, socket.descriptor, options.threads, options.connectionLimit, options.perIPLimit,
-      options.timeoutSeconds, options.memoryLimit, mhdAccess, cls, mhdRequestCompleted, cls,
-      mhdRequestStarted, cls, logger, cls)
+      options.timeoutSeconds, options.memoryLimit, callbacks)
     guard let daemon else {
       // MHD closes a given listen socket on some of its failure paths and not on others, so it is
       // left alone here rather than risk closing a descriptor number that was reused.
@@ -51,6 +53,7 @@ public final class HTTPServer: Sendable {
     self.port = bound != 0 ? bound : configuration.port
     self.context = context
     self.lifecycle = Locked(.running(UnsafeHandle(pointer: daemon)))
+    context.connections.startSweeping()
   }
 
   deinit {
@@ -67,6 +70,11 @@ public final class HTTPServer: Sendable {
   /// Streams currently attached to a connection.
   public var openStreamCount: Int {
     context.streams.count
+  }
+
+  /// Connections open now.
+  public var openConnectionCount: Int {
+    context.connections.count
   }
 
   /// Requests whose headers have arrived and whose response is not complete yet.
@@ -111,6 +119,7 @@ public final class HTTPServer: Sendable {
     }
 
     context.streams.abortAll()
+    context.connections.stopSweeping()
     MHD_stop_daemon(daemon)
     Unmanaged.passUnretained(context).release()
     lifecycle.withLock { $0 = .stopped }

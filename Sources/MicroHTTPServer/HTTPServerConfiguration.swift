@@ -16,15 +16,28 @@ public struct HTTPServerConfiguration: Sendable {
   /// are raised to 2: libmicrohttpd 0.9.75 treats a pool of 1 as its single-thread epoll mode,
   /// which stalled under many ready keep-alive connections.
   public var threads: Int = HTTPServerConfiguration.processorCount
-  /// Most connections open at once, idle and streaming ones included (MHD_OPTION_CONNECTION_LIMIT).
-  /// Each open stream holds one, so this must stay above the number of streams expected; the
-  /// process's file-descriptor limit (`ulimit -n`) must be higher still.
+  /// Most connections open at once, idle and streaming ones included. One more is closed as soon
+  /// as it is accepted (never left waiting in the listen backlog). Each open stream holds one,
+  /// so this must stay above the number of streams expected; the process's file-descriptor limit
+  /// (`ulimit -n`) must be higher still.
   public var connectionLimit: Int = 1024
   /// Most connections open at once from one IP address; 0 means no cap.
   public var connectionsPerIP: Int = 0
   /// Seconds a connection may stay idle (nothing received or sent) before it is closed; 0 means
   /// never. A stream waiting for its producer is suspended and does not time out.
   public var connectionTimeoutSeconds: Int = 60
+  /// Seconds within which a request's line and header fields must have arrived, however slowly
+  /// they trickle in: counted from the connection's accept for its first request, and from the
+  /// request line for later ones. A kept-alive connection must start its next request line
+  /// within `connectionTimeoutSeconds` plus this. Late clients get a 408 and are closed.
+  public var headerTimeoutSeconds: Double = 10
+  /// A body must arrive at this many bytes per second at least: its deadline, counted from the
+  /// end of the headers, is `headerTimeoutSeconds` plus its declared length (the body cap, when
+  /// chunked) divided by this.
+  public var minimumBodyBytesPerSecond: Int = 4096
+  /// The host names (without port) requests may name in `Host`; others are answered 421. Empty:
+  /// any. Guards against DNS rebinding when the server is reached through a name.
+  public var allowedHosts: [String] = []
   /// Memory each connection may use for the request line, headers and I/O buffers
   /// (MHD_OPTION_CONNECTION_MEMORY_LIMIT, libmicrohttpd's own default). The request line and headers
   /// must fit in it, larger ones are answered 431. libmicrohttpd clears the pool between requests

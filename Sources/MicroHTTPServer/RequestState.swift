@@ -4,6 +4,12 @@
 final class RequestState {
   /// The request target exactly as received ("/path?query").
   let target: String
+  /// The connection it came on; nil only if MHD skipped the connection-notify callback.
+  let connection: ConnectionState?
+  /// Where MHD's read buffer holds the target, and its length as a C string, for
+  /// ``HeaderBlockAudit`` (a NUL in the target makes that length fall short).
+  let targetAddress: UInt
+  let targetLength: Int
   /// The access handler has seen the headers (its first call).
   var started = false
   /// Counted in the server's in-flight requests (undone when completed).
@@ -20,7 +26,18 @@ final class RequestState {
   var contentLengths: [String] = []
   var transferEncodings: [String] = []
 
-  init(target: String) {
+  // Filled while the headers are iterated, for HeaderBlockAudit and the Host checks.
+  var blockStart: UInt = 0
+  var fields: [HeaderBlockAudit.Field] = []
+  var hostCount = 0
+
+  init(
+    target: String, connection: ConnectionState? = nil, targetAddress: UInt = 0,
+    targetLength: Int = 0
+  ) {
     self.target = target
+    self.connection = connection
+    self.targetAddress = targetAddress
+    self.targetLength = targetLength
   }
 }

@@ -11,6 +11,9 @@ final class ServerContext: Sendable {
   let discardAllowance: Int
   let errorLog: (@Sendable (ServerLogMessage) -> Void)?
   let streams = StreamRegistry()
+  let connections: ConnectionRegistry
+  /// Host names (lowercased, no port) this server answers for; empty: any.
+  let allowedHosts: Set<String>
   /// Requests whose headers have arrived and that have not completed yet.
   let inFlight = Atomic<Int>(0)
   /// Set when shutdown begins: responses then carry `Connection: close`.
@@ -20,7 +23,16 @@ final class ServerContext: Sendable {
     self.handler = handler
     self.maxBodyBytes = configuration.maxBodyBytes
     self.discardAllowance = max(configuration.maxBodyBytes, 1 << 20)
-    self.errorLog = configuration.errorLog
+    let errorLog = configuration.errorLog
+    self.errorLog = errorLog
+    self.allowedHosts = Set(configuration.allowedHosts.map(HostName.normalized))
+    self.connections = ConnectionRegistry(
+      limit: configuration.connectionLimit,
+      timing: RequestDeadlines(
+        headers: Milliseconds(configuration.headerTimeoutSeconds * 1000),
+        minimumBodyBytesPerSecond: configuration.minimumBodyBytesPerSecond,
+        idle: Milliseconds(configuration.connectionTimeoutSeconds) * 1000),
+      onRefused: { message in errorLog?(ServerLogMessage(text: message, kind: .connectionRefused)) })
   }
 
   func log(_ message: String) {

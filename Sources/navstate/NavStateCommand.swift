@@ -55,11 +55,25 @@ struct NavStateCommand: ParsableCommand {
   @Option(help: "Open connections in total.")
   var maxConnections = 4096
 
-  @Option(help: "Open connections per client IP address (0: no cap).")
-  var maxConnectionsPerIp = 2048
+  @Option(
+    help: "Open connections per client IP address (0: no cap); one more is closed at once.")
+  var maxConnectionsPerIp = 256
 
   @Option(help: ArgumentHelp("Seconds an idle connection stays open.", valueName: "seconds"))
   var idleTimeout = 60
+
+  @Option(
+    help: ArgumentHelp(
+      "Seconds within which a request's line and headers must arrive, however slowly; a body gets this plus a second per 4 KiB.",
+      valueName: "seconds"))
+  var headerTimeout: Double = 10
+
+  @Option(
+    name: .customLong("allowed-host"),
+    help: ArgumentHelp(
+      "A host name requests may name in Host (repeatable); others are answered 421. Default: any.",
+      valueName: "name"))
+  var allowedHosts: [String] = []
 
   @Option(help: "Events kept per session for clients that catch up.")
   var eventBuffer = 1024
@@ -83,6 +97,9 @@ struct NavStateCommand: ParsableCommand {
       throw ValidationError("--max-connections-per-ip must be 0 or more")
     }
     guard idleTimeout >= 1 else { throw ValidationError("--idle-timeout must be at least 1") }
+    guard headerTimeout > 0, headerTimeout <= 86_400 else {
+      throw ValidationError("--header-timeout must be more than 0 and at most 86400")
+    }
     guard heartbeat > 0 else { throw ValidationError("--heartbeat must be more than 0") }
     guard eventBuffer >= 1 else { throw ValidationError("--event-buffer must be at least 1") }
   }
@@ -131,6 +148,8 @@ struct NavStateCommand: ParsableCommand {
     serverConfiguration.connectionLimit = maxConnections
     serverConfiguration.connectionsPerIP = maxConnectionsPerIp
     serverConfiguration.connectionTimeoutSeconds = idleTimeout
+    serverConfiguration.headerTimeoutSeconds = headerTimeout
+    serverConfiguration.allowedHosts = allowedHosts
     serverConfiguration.errorLog = { message in
       // A client that goes away (a closed tab, a killed curl) is normal: debug, not a warning.
       if message.kind == .clientGone {

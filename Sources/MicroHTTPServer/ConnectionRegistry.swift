@@ -1,0 +1,125 @@
+import Dispatch
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
+
+/// Every open connection, for two jobs libmicrohttpd 0.9.75 does not do:
+///
+/// - **Refusing at once past the limit.** MHD enforces its own connection limit by no longer
+///   accepting, which leaves new clients waiting in the listen backlog until they time out. The
+///   accept policy asks ``admits()`` instead, and a connection over the limit is closed as soon
+///   as it is accepted.
+/// - **Deadlines.** MHD's timeout is an idle timeout: a client that sends one byte every few
+///   seconds keeps a connection forever. A sweeper closes connections whose request (or
+///   body) is not complete by its deadline, with a 408 when nothing has been answered yet.
+final class ConnectionRegistry: Sendable {
+  private let connections = Locked<[ObjectIdentifier: ConnectionState]>([:])
+  private let openCount = Atomic<Int>(0)
+  let limit: Int
+  let timing: RequestDeadlines
+  private let onRefused: @Sendable (String) -> Void
+  private let sweeper: Locked<SweepTimer?> = Locked(nil)
+
+  init(limit: Int, timing: RequestDeadlines, onRefused: @escaping @Sendable (String) -> Void) {
+    self.limit = limit
+    self.timing = timing
+    self.onRefused = onRefused
+  }
+
+  var count: Int { openCount.load(ordering: .relaxed) }
+
+  /// The accept policy: room for one more connection?
+  func admits() -> Bool {
+    guard count < limit else {
+      onRefused("refused a connection: \(limit) connections are open (the limit)")
+      return false
+    }
+    return true
+  }
+
+  func opened(_ state: ConnectionState) {
+    connections.withLock { $0[ObjectIdentifier(state)] = state }
+    openCount.add(1, ordering: .relaxed)
+  }
+
+  /// Called by MHD before it closes the descriptor, so that the sweeper, which works under the
+  /// same lock, never touches a descriptor number that was closed and reused.
+  func closed(_ state: ConnectionState) {
+    connections.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(state)) }
+    openCount.subtract(1, ordering: .relaxed)
+  }
+
+  func startSweeping() {
+    let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "http.deadlines"))
+    timer.schedule(deadline: .now() + .milliseconds(200), repeating: .milliseconds(200))
+    timer.setEventHandler { [self] in sweep(now: MonotonicClock.now()) }
+    timer.resume()
+    sweeper.withLock { $0 = SweepTimer(timer: timer) }
+  }
+
+  func stopSweeping() {
+    sweeper.withLock { sweeper in
+      sweeper?.timer.cancel()
+      sweeper = nil
+    }
+  }
+
+  /// Closes every connection past its deadline. A client that has not been answered gets a 408
+  /// first; the shutdown then wakes MHD, which closes the connection in its own thread.
+  func sweep(now: Milliseconds) {
+    connections.withLock { open in
+      for state in open.values {
+        // Every phase that can expire is one in which nothing is being written.
+        guard state.expire(now: now) != nil else { continue }
+        Self.requestTimeout.withUnsafeBytes { bytes in
+          _ = send(
+            state.descriptor, bytes.baseAddress, bytes.count,
+            Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT))
+        }
+        _ = shutdown(state.descriptor, Int32(SHUT_RDWR))
+      }
+    }
+  }
+
+  private static let requestTimeout: [UInt8] = {
+    guard
+      case .bytes(let body) = HTTPResponse.problem(
+        status: 408, code: "request_timeout", title: "Request Timeout",
+        detail: "The request was not complete in time."
+      ).body
+    else { return [] }
+    let head =
+      "HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n"
+      + "Content-Type: application/problem+json\r\nX-Content-Type-Options: nosniff\r\n"
+      + "Content-Length: \(body.count)\r\n\r\n"
+    return Array(head.utf8) + body
+  }()
+}
+
+/// When a request's parts are due, counted from the moment the previous part ended.
+struct RequestDeadlines: Sendable {
+  /// The request line and headers, from accept (first request) or from the request line (later
+  /// requests on a kept-alive connection).
+  var headers: Milliseconds
+  /// Added to `headers` for a body: at least this many bytes per second are expected.
+  var minimumBodyBytesPerSecond: Int
+  /// Between requests on a kept-alive connection, before a new request line must start; 0: none.
+  var idle: Milliseconds
+
+  func body(expectedLength: Int) -> Milliseconds {
+    headers + UInt64(max(0, expectedLength)) * 1000 / UInt64(max(1, minimumBodyBytesPerSecond))
+  }
+}
+
+/// A dispatch timer, which is safe to cancel from any thread but is not marked Sendable.
+private final class SweepTimer: @unchecked Sendable {
+  let timer: any DispatchSourceTimer
+
+  init(timer: any DispatchSourceTimer) {
+    self.timer = timer
+  }
+}

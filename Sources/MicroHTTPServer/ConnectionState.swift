@@ -1,0 +1,117 @@
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
+
+/// One open connection as the deadline sweeper sees it: which part of a request it is in, and by
+/// when that part must be over.
+///
+/// The phase and its deadline live in one atomic word, so that a worker thread moving on and the
+/// sweeper timing the connection out can never both win: whoever changes the word first decides,
+/// and the other sees the change.
+final class ConnectionState: Sendable {
+  enum Phase: UInt64 {
+    /// Accepted; the first request's line and headers are due by the deadline.
+    case awaitingRequest
+    /// A later request's line arrived on a kept-alive connection; its headers are due.
+    case awaitingHeaders
+    /// The headers are in; the body is due by a deadline that grows with its size.
+    case readingBody
+    /// The handler runs or the answer is being sent (a stream may take as long as it likes).
+    case processing
+    /// Between requests on a kept-alive connection.
+    case idle
+    /// The sweeper closed it: the worker must drop whatever it was doing.
+    case timedOut
+
+    /// The phases in which the client owes the server bytes, and so can be timed out.
+    var isWaitingForClient: Bool {
+      switch self {
+      case .awaitingRequest, .awaitingHeaders, .readingBody, .idle: return true
+      case .processing, .timedOut: return false
+      }
+    }
+  }
+
+  /// The socket; used only by the sweeper, and only while the registry holds this state, which
+  /// is until libmicrohttpd reports the connection closed (before it closes the descriptor).
+  let descriptor: Int32
+  private let word: Atomic<UInt64>
+
+  private static let phaseShift: UInt64 = 56
+  private static let deadlineMask: UInt64 = (1 << phaseShift) - 1
+
+  init(descriptor: Int32, deadline: Milliseconds) {
+    self.descriptor = descriptor
+    self.word = Atomic(Self.pack(.awaitingRequest, deadline))
+  }
+
+  var phase: Phase { Self.unpack(word.load(ordering: .acquiring)).phase }
+
+  /// Moves to `phase` with `deadline` (0: none), unless the connection already timed out.
+  @discardableResult
+  func advance(to phase: Phase, deadline: Milliseconds) -> Bool {
+    update { current, _ in current == .timedOut ? nil : (phase, deadline) }
+  }
+
+  /// The request line of a later request arrived: its headers are due `headerTimeout` from now.
+  /// (The first request keeps the deadline it got when the connection was accepted.)
+  func requestLineArrived(now: Milliseconds, headerTimeout: Milliseconds) {
+    update { current, deadline in
+      switch current {
+      case .idle: return (.awaitingHeaders, now + headerTimeout)
+      case .awaitingRequest: return (.awaitingHeaders, deadline)
+      default: return nil
+      }
+    }
+  }
+
+  /// Times the connection out if it is waiting for the client past its deadline. Returns the
+  /// phase it was in when it did, nil when it did not.
+  func expire(now: Milliseconds) -> Phase? {
+    var expired: Phase?
+    update { current, deadline in
+      guard current.isWaitingForClient, deadline != 0, deadline <= now else { return nil }
+      expired = current
+      return (.timedOut, 0)
+    }
+    return expired
+  }
+
+  /// Compare-and-exchange loop: `change` sees the current phase and deadline and returns the
+  /// new ones, or nil to leave them.
+  @discardableResult
+  private func update(_ change: (Phase, Milliseconds) -> (Phase, Milliseconds)?) -> Bool {
+    var current = word.load(ordering: .acquiring)
+    while true {
+      let (phase, deadline) = Self.unpack(current)
+      guard let next = change(phase, deadline) else { return false }
+      let (exchanged, original) = word.compareExchange(
+        expected: current, desired: Self.pack(next.0, next.1), ordering: .acquiringAndReleasing)
+      if exchanged { return true }
+      current = original
+    }
+  }
+
+  private static func pack(_ phase: Phase, _ deadline: Milliseconds) -> UInt64 {
+    phase.rawValue << phaseShift | (deadline & deadlineMask)
+  }
+
+  private static func unpack(_ word: UInt64) -> (phase: Phase, deadline: Milliseconds) {
+    (Phase(rawValue: word >> phaseShift) ?? .timedOut, word & deadlineMask)
+  }
+}
+
+/// Milliseconds on the monotonic clock (CLOCK_MONOTONIC), which never jumps with the wall clock.
+typealias Milliseconds = UInt64
+
+enum MonotonicClock {
+  static func now() -> Milliseconds {
+    var spec = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &spec)
+    return UInt64(spec.tv_sec) * 1000 + UInt64(spec.tv_nsec) / 1_000_000
+  }
+}

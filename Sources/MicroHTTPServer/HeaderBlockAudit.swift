@@ -1,0 +1,116 @@
+/// Checks a request's line and header fields byte by byte, as received, for what
+/// libmicrohttpd 0.9.75 lets through or silently rewrites, and what a proxy in front could read
+/// differently (request smuggling):
+///
+/// - whitespace between a field name and its colon (MHD keeps `Content-Length ` as a field of
+///   its own, so the body is read as the next request);
+/// - obs-fold (MHD appends the continuation to the field *name*);
+/// - a bare LF as line end, NUL or any other control byte in the target or a field (MHD reads
+///   target and fields as C strings, so `/healthz\0/../x` is served as `/healthz`).
+///
+/// MHD parses the header block in place, inside its read buffer: it overwrites each CR, LF,
+/// the space before the version and each field's colon with NUL, and hands out pointers into
+/// the block. Given those pointers (as offsets) and the lengths MHD reports, the bytes of a
+/// well-formed request are fully determined; anything else shows as a mismatch here.
+enum HeaderBlockAudit {
+  struct Span: Equatable {
+    var offset: Int
+    var length: Int
+  }
+
+  struct Field: Equatable {
+    var name: Span
+    var value: Span
+  }
+
+  /// The reason the block is malformed, or nil when it is a strict HTTP/1.1 header block.
+  ///
+  /// - block: from the first byte of the method to the end of the empty line after the fields.
+  /// - method, target, version: the request line's parts (`target` as received, query included).
+  /// - targetBytes: the target as it was before MHD split its query in place, which it does by
+  ///   writing NULs into the block (so the target's own bytes are checked here, not the block's).
+  /// - fields: the header fields in the order received.
+  static func problem(
+    in block: UnsafeRawBufferPointer, method: Span, target: Span,
+    targetBytes: some Collection<UInt8>, version: Span, fields: [Field]
+  ) -> String? {
+    func byte(_ offset: Int) -> UInt8? {
+      offset >= 0 && offset < block.count ? block[offset] : nil
+    }
+    func isEnd(_ offset: Int) -> Bool { byte(offset) == 0 && byte(offset + 1) == 0 }
+    func inside(_ span: Span) -> Bool {
+      span.offset >= 0 && span.length >= 0 && span.offset + span.length <= block.count
+    }
+
+    guard method.offset == 0, inside(method), inside(target), inside(version) else {
+      return "the request line could not be read"
+    }
+    guard target.offset == method.length + 1, byte(method.length) == 0 else {
+      return "the method must be followed by exactly one space"
+    }
+    guard targetBytes.count == target.length, targetBytes.allSatisfy(isTargetByte) else {
+      return "the request target contains a space or a control byte"
+    }
+    guard version.offset == target.offset + target.length + 1, byte(version.offset - 1) == 0
+    else {
+      return "the request target contains a space or a control byte"
+    }
+    var next = version.offset + version.length
+    guard isEnd(next) else { return "the request line must end with CRLF" }
+    next += 2
+
+    for field in fields {
+      guard inside(field.name), inside(field.value), field.name.offset == next else {
+        return "a field line is folded (obs-fold) or does not end with CRLF"
+      }
+      guard field.name.length > 0,
+        (field.name.offset..<(field.name.offset + field.name.length)).allSatisfy({
+          isTokenByte(block[$0])
+        })
+      else {
+        return "a field name contains whitespace or a character that is not allowed"
+      }
+      let colon = field.name.offset + field.name.length
+      guard byte(colon) == 0, field.value.offset > colon,
+        ((colon + 1)..<field.value.offset).allSatisfy({ block[$0] == 0x20 || block[$0] == 0x09 })
+      else {
+        return "a field name must be followed directly by its colon"
+      }
+      for offset in field.value.offset..<(field.value.offset + field.value.length)
+      where !isFieldValueByte(block[offset]) {
+        return "a field value contains NUL or another control byte"
+      }
+      next = field.value.offset + field.value.length
+      guard isEnd(next) else {
+        return "a field value contains NUL or another control byte, or its line does not end with CRLF"
+      }
+      next += 2
+    }
+    guard isEnd(next), next + 2 == block.count else {
+      return "the header block does not end with an empty CRLF line"
+    }
+    return nil
+  }
+
+  /// RFC 9110 tchar: the characters of a field name.
+  static func isTokenByte(_ byte: UInt8) -> Bool {
+    switch byte {
+    case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+      UInt8(ascii: "0")...UInt8(ascii: "9"):
+      return true
+    // ! # $ % & ' * + - . ^ _ ` | ~
+    case 0x21, 0x23...0x27, 0x2A, 0x2B, 0x2D, 0x2E, 0x5E, 0x5F, 0x60, 0x7C, 0x7E:
+      return true
+    default:
+      return false
+    }
+  }
+
+  /// Visible ASCII and UTF-8 bytes; no space, no control byte.
+  static func isTargetByte(_ byte: UInt8) -> Bool { byte > 0x20 && byte != 0x7F }
+
+  /// Field values: horizontal tab, space, visible ASCII and UTF-8 bytes; no other control byte.
+  static func isFieldValueByte(_ byte: UInt8) -> Bool {
+    byte == 0x09 || (byte >= 0x20 && byte != 0x7F)
+  }
+}
