@@ -41,8 +41,9 @@ struct Exchange {
       let due = context.connections.timing.body(
         expectedLength: expectedLength ?? context.maxBodyBytes)
       // Lost the race with the deadline sweeper: the connection is being closed.
-      guard request.connection?.advance(to: .readingBody, deadline: MonotonicClock.now() + due)
-        != false
+      guard
+        request.connection?.advance(to: .readingBody, deadline: MonotonicClock.now() + due)
+          != false
       else { return .NO }
       return .YES
     }
@@ -163,7 +164,8 @@ private func mhdAddRequestHeader(
     HeaderBlockAudit.Field(
       name: .init(offset: Int(bitPattern: UInt(bitPattern: key) &- start), length: keySize),
       value: .init(
-        offset: Int(bitPattern: UInt(bitPattern: value) &- start), length: value == nil ? 0 : valueSize)))
+        offset: Int(bitPattern: UInt(bitPattern: value) &- start),
+        length: value == nil ? 0 : valueSize)))
   let name = decodeUTF8(key, keySize)
   let text = value.map { decodeUTF8($0, valueSize) } ?? ""
   request.headers.add(name, text)

@@ -82,7 +82,8 @@ enum HeaderBlockAudit {
       }
       next = field.value.offset + field.value.length
       guard isEnd(next) else {
-        return "a field value contains NUL or another control byte, or its line does not end with CRLF"
+        return
+          "a field value contains NUL or another control byte, or its line does not end with CRLF"
       }
       next += 2
     }

@@ -32,7 +32,8 @@ final class ServerContext: Sendable {
         headers: Milliseconds(configuration.headerTimeoutSeconds * 1000),
         minimumBodyBytesPerSecond: configuration.minimumBodyBytesPerSecond,
         idle: Milliseconds(configuration.connectionTimeoutSeconds) * 1000),
-      onRefused: { message in errorLog?(ServerLogMessage(text: message, kind: .connectionRefused)) })
+      onRefused: { message in errorLog?(ServerLogMessage(text: message, kind: .connectionRefused)) }
+    )
   }
 
   func log(_ message: String) {

@@ -1,7 +1,7 @@
 /// One line that libmicrohttpd wrote to its error log, sorted by whose doing it was, so that the
 /// application can log a client's normal behaviour quietly and the server's own trouble loudly.
 public struct ServerLogMessage: Sendable, Equatable {
-  public enum Kind: Sendable, Equatable {
+  public enum Kind: Sendable, Hashable {
     /// The client closed or reset its connection (a closed browser tab, a killed curl): normal.
     case clientGone
     /// A connection was refused at a limit (connections in total or per address).

@@ -118,7 +118,12 @@ private struct Reader {
       guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
         throw error("expected a string key")
       }
+      let keyStart = index
       let key = try readString()
+      if Self.contains(key, in: members) {
+        index = keyStart
+        throw error("duplicate key '\(key.prefix(100))'")
+      }
       skipWhitespace()
       guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
         throw error("expected ':'")
@@ -165,36 +170,64 @@ private struct Reader {
     }
   }
 
+  /// A number is an `int` when it is exactly an integer within Int64, whatever its notation
+  /// (`42`, `42.0`, `4.2e1`), and a `double` otherwise. Exactness is decided on the digits as
+  /// written, never through floating point: `9007199254740993` stays itself and `1e-999` is not 0.
   mutating func readNumber() throws(JSONParseError) -> JSONValue {
     let start = index
     var isInteger = true
-    if bytes[index] == UInt8(ascii: "-") { index += 1 }
+    let negative = bytes[index] == UInt8(ascii: "-")
+    if negative { index += 1 }
     guard index < bytes.count, isDigit(bytes[index]) else { throw error("invalid number") }
+    let integerStart = index
     if bytes[index] == UInt8(ascii: "0") {
       index += 1
     } else {
       while index < bytes.count, isDigit(bytes[index]) { index += 1 }
     }
+    let integerEnd = index
+    var fraction = index..<index
     if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
       isInteger = false
       index += 1
       guard index < bytes.count, isDigit(bytes[index]) else { throw error("invalid number") }
+      let fractionStart = index
       while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+      fraction = fractionStart..<index
     }
+    var exponent = 0
     if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
       isInteger = false
       index += 1
+      var exponentNegative = false
       if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-")
       {
+        exponentNegative = bytes[index] == UInt8(ascii: "-")
         index += 1
       }
       guard index < bytes.count, isDigit(bytes[index]) else { throw error("invalid number") }
-      while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+      while index < bytes.count, isDigit(bytes[index]) {
+        // Saturates: any exponent this large makes the number far outside Int64 (or zero).
+        exponent = min(exponent * 10 + Int(bytes[index] - UInt8(ascii: "0")), 100_000)
+        index += 1
+      }
+      if exponentNegative { exponent = -exponent }
     }
     let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
     if isInteger, let value = Int(text) { return .int(value) }
+    if let exact = ExactInteger.value(
+      negative: negative, integerDigits: bytes[integerStart..<integerEnd],
+      fractionDigits: bytes[fraction], exponent: exponent)
+    {
+      return .int(exact)
+    }
     guard let value = Double(text), value.isFinite else { throw error("number out of range") }
     return .double(value)
+  }
+
+  /// Objects are small: a linear scan beats hashing until they are not.
+  static func contains(_ key: String, in members: [JSONObject.Member]) -> Bool {
+    members.contains { $0.key == key }
   }
 
   func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }

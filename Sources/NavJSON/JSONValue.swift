@@ -3,8 +3,9 @@
 public enum JSONValue: Sendable, Equatable, Hashable {
   case null
   case bool(Bool)
-  /// A number written without fraction or exponent that fits in `Int`.
+  /// A number that is exactly an integer within Int64, however it was written (`42`, `4.2e1`).
   case int(Int)
+  /// Any other number: it has a fractional part, or it is outside Int64.
   case double(Double)
   case string(String)
   case array([JSONValue])
@@ -15,14 +16,10 @@ public enum JSONValue: Sendable, Equatable, Hashable {
     return nil
   }
 
+  /// Only an exact integer: a `double` is never rounded into one.
   public var intValue: Int? {
-    switch self {
-    case .int(let value): return value
-    case .double(let value):
-      guard value.rounded() == value, let exact = Int(exactly: value) else { return nil }
-      return exact
-    default: return nil
-    }
+    if case .int(let value) = self { return value }
+    return nil
   }
 
   public var doubleValue: Double? {
@@ -110,7 +107,14 @@ extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral,
   public init(stringLiteral value: String) { self = .string(value) }
   public init(integerLiteral value: Int) { self = .int(value) }
   public init(booleanLiteral value: Bool) { self = .bool(value) }
-  public init(floatLiteral value: Double) { self = .double(value) }
+  /// `4.0` is the integer 4, as it is when parsed: a number that is exactly an integer is `int`.
+  public init(floatLiteral value: Double) {
+    if value.rounded() == value, abs(value) <= 9_007_199_254_740_992 {
+      self = .int(Int(value))
+    } else {
+      self = .double(value)
+    }
+  }
   public init(nilLiteral: ()) { self = .null }
   public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
   public init(dictionaryLiteral elements: (String, JSONValue)...) {

@@ -54,8 +54,10 @@ public struct APIProblem: Error, Sendable {
   }
 
   var response: HTTPResponse {
+    // Inputs are quoted in part where details are made; this bounds whatever slipped through.
+    let bounded = detail.utf8.count > 1000 ? String(truncatedInput(detail).prefix(1000)) : detail
     var response = HTTPResponse.problem(
-      status: status, code: code, title: title, detail: detail, extra: extra)
+      status: status, code: code, title: title, detail: bounded, extra: extra)
     for (name, value) in headers { response.headers.add(name, value) }
     return response
   }

@@ -89,7 +89,7 @@ public enum CommandDecoder {
       }
       command = .batch(ops)
     default:
-      throw NavigationError(.invalidRequest, "unknown operation '\(operation)'")
+      throw NavigationError(.invalidRequest, "unknown operation \(quoted(operation))")
     }
     try fields.rejectUnread()
     return command
@@ -161,7 +161,8 @@ struct Fields {
   mutating func coordinator(_ key: String) throws(NavigationError) -> CoordinatorID? {
     guard let text = try string(key) else { return nil }
     guard let id = CoordinatorID(text) else {
-      throw NavigationError(.unknownCoordinator, "'\(text)' is not a coordinator id (c1, c2, ...)")
+      throw NavigationError(
+        .unknownCoordinator, "\(quoted(text)) is not a coordinator id (c1, c2, ...)")
     }
     return id
   }
@@ -191,7 +192,7 @@ struct Fields {
       let name = try entry.string("presentation") ?? (position == 0 ? "root" : "push")
       guard let presentation = Presentation(rawValue: name) else {
         throw NavigationError(
-          .invalidRequest, "path entry \(position): unknown presentation '\(name)'")
+          .invalidRequest, "path entry \(position): unknown presentation \(quoted(name))")
       }
       try entry.rejectUnread()
       entries.append(
@@ -202,7 +203,7 @@ struct Fields {
 
   func rejectUnread() throws(NavigationError) {
     if let unknown = object.keys.first(where: { !read.contains($0) }) {
-      throw NavigationError(.invalidRequest, "\(context) has no field '\(unknown)'")
+      throw NavigationError(.invalidRequest, "\(context) has no field \(quoted(unknown))")
     }
   }
 

@@ -22,7 +22,7 @@ extension NavStateService {
     guard let graph = store.graphs[name] else {
       return APIProblem(
         status: 404, code: "unknown_graph", title: "Unknown graph",
-        detail: "no graph named '\(name)' is loaded"
+        detail: "no graph named \(quoted(name)) is loaded"
       ).response
     }
     var writer = JSONWriter(capacity: 4096)

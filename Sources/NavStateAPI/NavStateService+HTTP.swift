@@ -26,7 +26,7 @@ extension NavStateService {
     guard !tags.contains(where: { $0 == "*" || $0 == current }) else { return }
     throw APIProblem(
       status: 412, code: "version_mismatch", title: "Precondition failed",
-      detail: "the session is at version \(version), not \(header)",
+      detail: "the session is at version \(version), not \(quoted(header))",
       extra: [("version", String(version))], headers: [("ETag", current)])
   }
 
@@ -37,18 +37,20 @@ extension NavStateService {
       status: status, headers: HTTPHeaders([("Content-Type", "application/json")]), body: body)
   }
 
-  /// The body as JSON, or nil when there is none. Refuses other media types (415) and
-  /// malformed JSON (400).
+  /// The body as JSON, or nil when there is none. Refuses a body that is not declared JSON
+  /// (415), with or without a Content-Type: a form another site posts from a browser comes
+  /// without a preflight, and must not be read as a command. Malformed JSON is 400.
   static func jsonBody(_ request: HTTPRequest) throws(APIProblem) -> JSONValue? {
     guard !request.body.isEmpty else { return nil }
-    if let type = request.headers["content-type"] {
-      let mediaType = type.split(separator: ";", maxSplits: 1).first?.trimmingWhitespace()
-        .lowercased()
-      guard mediaType == "application/json" || mediaType?.hasSuffix("+json") == true else {
-        throw APIProblem(
-          status: 415, code: "unsupported_media_type", title: "Unsupported media type",
-          detail: "send the body as application/json, not \(type)")
-      }
+    let type = request.headers["content-type"]
+    let mediaType = type?.split(separator: ";", maxSplits: 1).first?.trimmingWhitespace()
+      .lowercased()
+    guard let mediaType, mediaType == "application/json" || mediaType.hasSuffix("+json") else {
+      throw APIProblem(
+        status: 415, code: "unsupported_media_type", title: "Unsupported media type",
+        detail: type.map { "send the body as application/json, not \(quoted($0))" }
+          ?? "send the body with Content-Type: application/json",
+        headers: [("Accept", "application/json")])
     }
     do {
       return try JSONParser.parse(request.body)

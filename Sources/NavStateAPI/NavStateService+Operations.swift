@@ -12,7 +12,7 @@ extension NavStateService {
     guard let target = CoordinatorID(coordinator) else {
       throw APIProblem(
         NavigationError(
-          .unknownCoordinator, "'\(coordinator)' is not a coordinator id (c1, c2, ...)"))
+          .unknownCoordinator, "\(quoted(coordinator)) is not a coordinator id (c1, c2, ...)"))
     }
     let response = try apply(.teardown(target), to: record, request: request)
     // An already stopped coordinator is a no-op success: clients retry and gestures race.
@@ -43,6 +43,9 @@ extension NavStateService {
       (data) throws(APIProblem) -> (Int, [NavigationEvent]) in
       try Self.touch(&data, store: store)
       try Self.checkPrecondition(request, version: data.navigation.version)
+      // Near the memory budget, keep what is needed to undo the operation should it grow the
+      // session past it; with room to spare, nothing is copied.
+      let undo = store.memory.hasRoom() ? nil : (data.navigation, data.log)
       let events: [NavigationEvent]
       do throws(NavigationError) {
         events = try data.navigation.apply(command)
@@ -50,8 +53,17 @@ extension NavStateService {
         throw APIProblem(error)
       }
       if !events.isEmpty {
+        let entries = data.appendToLog(events)
+        if let undo {
+          let growth = MemoryFootprint.session(data) - data.accountedBytes
+          if growth > 0, !store.memory.hasRoom(for: growth) {
+            (data.navigation, data.log) = undo
+            throw MemoryBudget.exhausted
+          }
+        }
         data.updatedAt = .now()
-        store.delivered(data.record(events))
+        store.reaccount(&data)
+        store.delivered(data.deliver(entries))
       }
       writer.beginObject()
       writer.key("session")

@@ -13,7 +13,7 @@ extension NavStateService {
       }
       if let unknown = object.keys.first(where: { $0 != "graph" && $0 != "root" }) {
         throw APIProblem(
-          NavigationError(.invalidRequest, "session creation has no field '\(unknown)'"))
+          NavigationError(.invalidRequest, "session creation has no field \(quoted(unknown))"))
       }
       switch object["graph"] {
       case .none: break
@@ -29,7 +29,8 @@ extension NavStateService {
         }
       }
     }
-    let (record, token) = try store.create(graph: graphName, root: root, now: .now())
+    let (record, token) = try store.create(
+      graph: graphName, root: root, client: request.remoteAddress, now: .now())
     var writer = JSONWriter(capacity: 1024)
     let version = record.data.withLock { data in
       writer.beginObject()

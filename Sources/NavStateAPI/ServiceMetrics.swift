@@ -28,6 +28,8 @@ public final class ServiceMetrics: Sendable {
   private let expired: CoreMetrics.Counter
   private let expiredReported = Atomic<Int>(0)
   private let eventsSent: CoreMetrics.Counter
+  private let memoryAccounted: CoreMetrics.Gauge
+  private let memoryBudget: CoreMetrics.Gauge
   private let eventsReported = Atomic<Int>(0)
 
   public init() {
@@ -41,6 +43,8 @@ public final class ServiceMetrics: Sendable {
     liveSessions = CoreMetrics.Gauge(label: "navstate_live_sessions", factory: factory)
     liveCoordinators = CoreMetrics.Gauge(label: "navstate_live_coordinators", factory: factory)
     openStreams = CoreMetrics.Gauge(label: "navstate_open_event_streams", factory: factory)
+    memoryAccounted = CoreMetrics.Gauge(label: "navstate_memory_accounted_bytes", factory: factory)
+    memoryBudget = CoreMetrics.Gauge(label: "navstate_memory_budget_bytes", factory: factory)
     expired = CoreMetrics.Counter(label: "navstate_sessions_expired_total", factory: factory)
     eventsSent = CoreMetrics.Counter(label: "navstate_events_sent_total", factory: factory)
   }
@@ -76,6 +80,8 @@ public final class ServiceMetrics: Sendable {
     liveSessions.record(store.liveSessions)
     liveCoordinators.record(store.liveCoordinators)
     openStreams.record(store.openStreams)
+    memoryAccounted.record(store.memory.usedBytes)
+    memoryBudget.record(store.memory.limit)
     // The store counts with atomics on the hot path; the counters catch up here.
     Self.catchUp(expired, to: store.expiredSessions, reported: expiredReported)
     Self.catchUp(eventsSent, to: store.eventsDelivered, reported: eventsReported)

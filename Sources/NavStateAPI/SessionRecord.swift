@@ -18,17 +18,22 @@ final class SessionRecord: Sendable {
     var log: EventLog
     var ended = false
     var subscribers: [EventSubscriber] = []
+    /// What this session is counted for in the memory budget.
+    var accountedBytes = 0
   }
 
   let id: String
   let token: [UInt8]
   let createdAt: Timestamp
+  /// The address that created it, for the per-client session cap.
+  let client: String
   let data: Mutex<Data>
 
-  init(id: String, token: String, createdAt: Timestamp, data: Data) {
+  init(id: String, token: String, createdAt: Timestamp, client: String, data: Data) {
     self.id = id
     self.token = Array(token.utf8)
     self.createdAt = createdAt
+    self.client = client
     self.data = Mutex(data)
   }
 
@@ -47,12 +52,24 @@ extension SessionRecord.Data {
   /// the events in order and none is missed between a snapshot and a subscription.
   @discardableResult
   mutating func record(_ events: [NavigationEvent]) -> Int {
-    var deliveries = 0
-    for event in events {
+    deliver(appendToLog(events))
+  }
+
+  /// Encodes the events once and keeps them in the log; returns them for `deliver`.
+  mutating func appendToLog(_ events: [NavigationEvent]) -> [EventLog.Entry] {
+    events.map { event in
       let entry = EventLog.Entry(
         seq: event.seq, type: event.kind.typeName, json: StateJSON.encodeEvent(event))
       log.append(entry)
-      guard !subscribers.isEmpty else { continue }
+      return entry
+    }
+  }
+
+  /// Sends the entries to every open stream; returns how many deliveries were made.
+  mutating func deliver(_ entries: [EventLog.Entry]) -> Int {
+    guard !subscribers.isEmpty else { return 0 }
+    var deliveries = 0
+    for entry in entries {
       let frame = EventStreamFraming.event(id: entry.seq, type: entry.type, json: entry.json)
       // A failed write means the client is gone or too slow: drop it.
       subscribers.removeAll { !$0.stream.write(frame) }

@@ -9,6 +9,12 @@ public struct StoreConfiguration: Sendable {
   public var sessionTTLSeconds: Double = 30 * 60
   public var limits = NavigationLimits()
   public var eventBufferSize: Int = 1024
+  /// Bytes one session's event log may hold (the oldest events go first).
+  public var eventBufferBytes: Int = 64 * 1024
+  /// Sessions one client address may hold at once (429 beyond).
+  public var maxSessionsPerClient: Int = 10_000
+  /// Bytes of sessions and streams the server may hold (503 `memory_exhausted` beyond).
+  public var maxMemoryBytes: Int = 1024 * 1024 * 1024
 
   public init() {}
 }
@@ -30,9 +36,15 @@ public final class SessionStore: Sendable {
   private let streamCount = Atomic<Int>(0)
   private let deliveryCount = Atomic<Int>(0)
   private let lastSubscriberID = Atomic<Int>(0)
+  /// Live sessions per client address.
+  private let clientSessions = Mutex<[String: Int]>([:])
+  public let memory: MemoryBudget
 
   public init(graphs: [RouteGraph], defaultGraph: String, configuration: StoreConfiguration) {
     self.configuration = configuration
+    self.memory = MemoryBudget(
+      limit: configuration.maxMemoryBytes,
+      headroom: configuration.eventBufferBytes + 64 * 1024)
     var byName: [String: RouteGraph] = [:]
     for graph in graphs { byName[graph.name] = graph }
     self.graphs = byName
@@ -55,14 +67,14 @@ public final class SessionStore: Sendable {
   }
 
   /// Opens a session; returns it with its token (the only time the token is shown).
-  func create(graph name: String?, root: RouteRequest?, now: Timestamp) throws(APIProblem) -> (
-    SessionRecord, token: String
-  ) {
+  func create(graph name: String?, root: RouteRequest?, client: String, now: Timestamp)
+    throws(APIProblem) -> (SessionRecord, token: String)
+  {
     let graphName = name ?? defaultGraph
     guard let graph = graphs[graphName] else {
       throw APIProblem(
         status: 422, code: "unknown_graph", title: "Unknown graph",
-        detail: "no graph named '\(graphName)' is loaded (see GET /v1/graphs)")
+        detail: "no graph named \(quoted(graphName)) is loaded (see GET /v1/graphs)")
     }
     let (navigation, events): (NavigationState, [NavigationEvent])
     do {
@@ -71,24 +83,20 @@ public final class SessionStore: Sendable {
     } catch {
       throw APIProblem(error)
     }
-    // Reserve a place first, so concurrent creations cannot overshoot the limit.
-    let reserved = sessionCount.wrappingAdd(1, ordering: .relaxed).newValue
-    guard reserved <= configuration.maxSessions else {
-      sessionCount.wrappingSubtract(1, ordering: .relaxed)
-      throw APIProblem(
-        status: 503, code: "too_many_sessions", title: "Too many sessions",
-        detail: "the server holds its limit of \(configuration.maxSessions) sessions; retry later",
-        headers: [("Retry-After", "60")])
-    }
+    guard memory.hasRoom() else { throw MemoryBudget.exhausted }
+    try reservePlace(for: client)
     var data = SessionRecord.Data(
       navigation: navigation, updatedAt: now,
       expiresAt: now.adding(seconds: configuration.sessionTTLSeconds),
-      log: EventLog(capacity: configuration.eventBufferSize))
+      log: EventLog(
+        capacity: configuration.eventBufferSize, maxBytes: configuration.eventBufferBytes))
     data.record(events)
+    data.accountedBytes = MemoryFootprint.session(data)
+    memory.add(data.accountedBytes)
     let token = SecureRandom.token()
     while true {
       let record = SessionRecord(
-        id: SecureRandom.sessionID(), token: token, createdAt: now, data: data)
+        id: SecureRandom.sessionID(), token: token, createdAt: now, client: client, data: data)
       let inserted = shard(for: record.id).sessions.withLock { sessions in
         guard sessions[record.id] == nil else { return false }
         sessions[record.id] = record
@@ -99,6 +107,49 @@ public final class SessionStore: Sendable {
         return (record, token)
       }
     }
+  }
+
+  /// Takes a place for one more session, in the server and for `client`, or refuses: 503 when
+  /// the server is full, 429 when this client holds its share. Places are taken first, so
+  /// concurrent creations cannot overshoot either limit.
+  private func reservePlace(for client: String) throws(APIProblem) {
+    let reserved = sessionCount.wrappingAdd(1, ordering: .relaxed).newValue
+    guard reserved <= configuration.maxSessions else {
+      sessionCount.wrappingSubtract(1, ordering: .relaxed)
+      throw APIProblem(
+        status: 503, code: "too_many_sessions", title: "Too many sessions",
+        detail: "the server holds its limit of \(configuration.maxSessions) sessions; retry later",
+        headers: [("Retry-After", "60")])
+    }
+    let perClient = configuration.maxSessionsPerClient
+    let taken = clientSessions.withLock { counts in
+      let held = counts[client, default: 0]
+      guard held < perClient else { return false }
+      counts[client] = held + 1
+      return true
+    }
+    guard taken else {
+      sessionCount.wrappingSubtract(1, ordering: .relaxed)
+      throw APIProblem(
+        status: 429, code: "too_many_sessions_for_client", title: "Too many sessions",
+        detail:
+          "this client address holds its share of \(perClient) sessions; end one or retry later",
+        headers: [("Retry-After", "60")])
+    }
+  }
+
+  private func releasePlace(of client: String) {
+    clientSessions.withLock { counts in
+      let held = counts[client, default: 1] - 1
+      counts[client] = held > 0 ? held : nil
+    }
+  }
+
+  /// Brings the memory account of a session up to date after a change.
+  func reaccount(_ data: inout SessionRecord.Data) {
+    let footprint = MemoryFootprint.session(data)
+    memory.add(footprint - data.accountedBytes)
+    data.accountedBytes = footprint
   }
 
   /// The session for this id and bearer token. Unknown id and wrong token fail alike.
@@ -155,10 +206,13 @@ public final class SessionStore: Sendable {
       delivered(data.record(events))
       // The streams end after `session.ended`: there is nothing more to follow.
       data.finishStreams()
+      memory.add(-data.accountedBytes)
+      data.accountedBytes = 0
       return events
     }
     guard let events else { return [] }
     sessionCount.wrappingSubtract(1, ordering: .relaxed)
+    releasePlace(of: record.client)
     account(events)
     if reason == .expired { expiredCount.wrappingAdd(1, ordering: .relaxed) }
     return events
@@ -184,17 +238,28 @@ public final class SessionStore: Sendable {
   )
     throws(APIProblem) -> HTTPStream
   {
+    guard memory.hasRoom(for: MemoryFootprint.stream) else { throw MemoryBudget.exhausted }
     let id = lastSubscriberID.wrappingAdd(1, ordering: .relaxed).newValue
-    let stream = HTTPStream(maxBufferedBytes: 1 << 20) { [weak record, self] in
+    memory.add(MemoryFootprint.stream)
+    let stream = HTTPStream(maxBufferedBytes: MemoryFootprint.streamBufferLimit) {
+      [weak record, self] in
       record?.data.withLock { data in data.subscribers.removeAll { $0.id == id } }
       streamCount.wrappingSubtract(1, ordering: .relaxed)
-    }
-    try record.data.withLock { (data) throws(APIProblem) in
-      let initial = try prepare(&data)
-      stream.write(initial)
-      data.subscribers.append(EventSubscriber(id: id, stream: stream))
+      memory.add(-MemoryFootprint.stream)
     }
     streamCount.wrappingAdd(1, ordering: .relaxed)
+    do {
+      try record.data.withLock { (data) throws(APIProblem) in
+        let initial = try prepare(&data)
+        stream.write(initial)
+        data.subscribers.append(EventSubscriber(id: id, stream: stream))
+      }
+    } catch {
+      // Never handed to the server, so its onClose will not run: undo its accounting here.
+      streamCount.wrappingSubtract(1, ordering: .relaxed)
+      memory.add(-MemoryFootprint.stream)
+      throw error
+    }
     return stream
   }
 

@@ -16,7 +16,7 @@ public struct DeepLinkParser: Sendable {
     var segments: [String] = []
     for part in path.split(separator: "/") {
       guard let segment = percentDecoded(part) else {
-        throw NavigationError(.invalidURL, "segment '\(part)' has a broken %-escape")
+        throw NavigationError(.invalidURL, "segment \(quoted(part)) has a broken %-escape")
       }
       segments.append(segment)
     }
@@ -54,7 +54,7 @@ public struct DeepLinkParser: Sendable {
       guard let first = scheme.first, first.isLetter,
         scheme.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == "." })
       else {
-        throw NavigationError(.invalidURL, "'\(scheme)' is not a URL scheme")
+        throw NavigationError(.invalidURL, "\(quoted(scheme)) is not a URL scheme")
       }
       rest = rest[schemeEnd.upperBound...]
       if scheme == "http" || scheme == "https" {
@@ -103,7 +103,7 @@ public struct DeepLinkParser: Sendable {
       guard let name = percentDecoded(pair[0], plusAsSpace: true),
         let text = percentDecoded(pair.count > 1 ? pair[1] : "", plusAsSpace: true)
       else {
-        throw NavigationError(.invalidURL, "query item '\(item)' has a broken %-escape")
+        throw NavigationError(.invalidURL, "query item \(quoted(item)) has a broken %-escape")
       }
       guard let index = routes.lastIndex(where: { $0.paramSpecs[name] != nil }),
         let spec = routes[index].paramSpecs[name]
@@ -111,7 +111,8 @@ public struct DeepLinkParser: Sendable {
       guard let value = spec.type.convert(text: text) else {
         throw NavigationError(
           .invalidParams,
-          "query item '\(name)' of route '\(routes[index].name)' must be \(spec.type.rawValue)")
+          "query item \(quoted(name)) of route '\(routes[index].name)' must be \(spec.type.rawValue)"
+        )
       }
       entries[index].params[name] = value.json
     }

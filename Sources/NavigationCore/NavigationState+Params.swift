@@ -3,7 +3,7 @@ import NavJSON
 extension NavigationState {
   func resolveRoute(_ name: String) throws(NavigationError) -> Route {
     guard let route = graph.route(named: name) else {
-      throw NavigationError(.unknownRoute, "graph '\(graph.name)' has no route '\(name)'")
+      throw NavigationError(.unknownRoute, "graph '\(graph.name)' has no route \(quoted(name))")
     }
     return route
   }
@@ -14,7 +14,7 @@ extension NavigationState {
     for member in given.members {
       guard let spec = route.paramSpecs[member.key] else {
         throw NavigationError(
-          .invalidParams, "route '\(route.name)' has no param '\(member.key)'")
+          .invalidParams, "route '\(route.name)' has no param \(quoted(member.key))")
       }
       guard let value = spec.type.convert(member.value) else {
         throw NavigationError(

@@ -28,7 +28,7 @@ extension NavigationState {
       index = position
     case .route(let name):
       guard let position = tabs.firstIndex(where: { coordinators[$0]?.route == name }) else {
-        throw NavigationError(.noSuchTab, "\(node.id) has no tab '\(name)'")
+        throw NavigationError(.noSuchTab, "\(node.id) has no tab \(quoted(name))")
       }
       index = position
     }

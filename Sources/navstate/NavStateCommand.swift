@@ -43,6 +43,18 @@ struct NavStateCommand: ParsableCommand {
   @Option(help: "Sessions held at once; creation beyond answers 503.")
   var maxSessions = 100_000
 
+  @Option(
+    help: ArgumentHelp(
+      "Sessions one client address may hold at once; creation beyond answers 429 (default: a tenth of --max-sessions).",
+      valueName: "n"))
+  var maxSessionsPerIp: Int?
+
+  @Option(
+    help: ArgumentHelp(
+      "MiB of sessions, event logs and stream buffers the server may hold; work beyond answers 503.",
+      valueName: "mib"))
+  var maxMemory = 1024
+
   @Option(help: ArgumentHelp("Idle seconds after which a session expires.", valueName: "seconds"))
   var sessionTtl: Double = 1800
 
@@ -78,6 +90,11 @@ struct NavStateCommand: ParsableCommand {
   @Option(help: "Events kept per session for clients that catch up.")
   var eventBuffer = 1024
 
+  @Option(
+    help: ArgumentHelp(
+      "Bytes of events kept per session (the oldest go first).", valueName: "bytes"))
+  var eventBufferBytes = 64 * 1024
+
   @Option(help: ArgumentHelp("Seconds between heartbeats on event streams.", valueName: "seconds"))
   var heartbeat: Double = 15
 
@@ -102,6 +119,15 @@ struct NavStateCommand: ParsableCommand {
     }
     guard heartbeat > 0 else { throw ValidationError("--heartbeat must be more than 0") }
     guard eventBuffer >= 1 else { throw ValidationError("--event-buffer must be at least 1") }
+    guard eventBufferBytes >= 1024 else {
+      throw ValidationError("--event-buffer-bytes must be at least 1024")
+    }
+    guard (maxSessionsPerIp ?? 1) >= 1 else {
+      throw ValidationError("--max-sessions-per-ip must be at least 1")
+    }
+    guard maxMemory >= 16, maxMemory <= 1 << 30 else {
+      throw ValidationError("--max-memory must be at least 16 (MiB)")
+    }
   }
 
   func run() throws {
@@ -136,6 +162,9 @@ struct NavStateCommand: ParsableCommand {
     storeConfiguration.sessionTTLSeconds = sessionTtl
     storeConfiguration.limits = NavigationLimits(maxCoordinators: maxCoordinators)
     storeConfiguration.eventBufferSize = eventBuffer
+    storeConfiguration.eventBufferBytes = eventBufferBytes
+    storeConfiguration.maxSessionsPerClient = maxSessionsPerIp ?? max(1, maxSessions / 10)
+    storeConfiguration.maxMemoryBytes = maxMemory * 1024 * 1024
     let store = SessionStore(
       graphs: graphs, defaultGraph: defaultGraph, configuration: storeConfiguration)
     let service = NavStateService(store: store, logger: logger)
@@ -150,12 +179,25 @@ struct NavStateCommand: ParsableCommand {
     serverConfiguration.connectionTimeoutSeconds = idleTimeout
     serverConfiguration.headerTimeoutSeconds = headerTimeout
     serverConfiguration.allowedHosts = allowedHosts
+    let warnings = LogThrottle<ServerLogMessage.Kind>(intervalSeconds: 10)
+    let started = ContinuousClock.now
+    let seconds = { @Sendable () -> Double in
+      let elapsed = ContinuousClock.now - started
+      return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+    }
     serverConfiguration.errorLog = { message in
       // A client that goes away (a closed tab, a killed curl) is normal: debug, not a warning.
-      if message.kind == .clientGone {
+      guard message.kind != .clientGone else {
         logger.debug("\(message.text)")
-      } else {
-        logger.warning("\(message.text)")
+        return
+      }
+      let (write, suppressed) = warnings.admit(message.kind, now: seconds())
+      if suppressed > 0 { logger.warning("\(Self.summary(message.kind, suppressed))") }
+      if write { logger.warning("\(message.text)") }
+    }
+    let logFlush = RepeatingTask(label: "navstate.log", interval: 1) {
+      for (kind, suppressed) in warnings.expired(now: seconds()) {
+        logger.warning("\(Self.summary(kind, suppressed))")
       }
     }
 
@@ -187,8 +229,18 @@ struct NavStateCommand: ParsableCommand {
     logger.info("stopping", metadata: ["signal": "\(signalName)"])
     sweeper.stop()
     heartbeats.stop()
+    logFlush.stop()
     server.shutdown()
     logger.info("stopped")
+  }
+
+  /// The line that stands for the warnings of one kind held back in one interval.
+  static func summary(_ kind: ServerLogMessage.Kind, _ count: Int) -> String {
+    switch kind {
+    case .connectionRefused: return "\(count) more connections refused in the last 10 s"
+    case .clientGone: return "\(count) more clients went away in the last 10 s"
+    case .other: return "\(count) more libmicrohttpd warnings in the last 10 s"
+    }
   }
 
   static func status(of error: HTTPServerError) -> StartupFailure.Status {

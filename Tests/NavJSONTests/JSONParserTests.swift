@@ -37,28 +37,43 @@ struct JSONParserTests {
     #expect(try parse(" \t\r\n\"s\" \n") == "s")
   }
 
-  @Test("a repeated key: the last member wins on lookup, both are kept")
+  @Test("a repeated key is refused where it repeats: which one counts would be a guess")
   func repeatedKey() throws {
-    let value = try parse(#"{"a": 1, "a": 2}"#)
-    #expect(value["a"] == 2)
-    #expect(value.objectValue?.members.count == 2)
+    let error = failure(#"{"a": 1, "a": 2}"#)
+    #expect(error?.reason == "duplicate key 'a'")
+    #expect(error?.offset == 9)
+    #expect(failure(#"{"a": {"b": 1, "b": 1}}"#)?.reason == "duplicate key 'b'")
+    // The same key in different objects is fine.
+    #expect(try parse(#"[{"a": 1}, {"a": 2}, {"b": {"a": 3}}]"#)[2]?["b"]?["a"] == 3)
   }
 
-  @Test("integers stay integers; fractions and exponents are doubles")
+  @Test("numbers that are exactly integers within Int64 are ints, whatever their notation")
   func numbers() throws {
     #expect(try parse("42") == .int(42))
     #expect(try parse("-7") == .int(-7))
     #expect(try parse("0") == .int(0))
     #expect(try parse("-0") == .int(0))
-    #expect(try parse("1.0") == .double(1))
-    #expect(try parse("1e2") == .double(100))
-    #expect(try parse("1E+2") == .double(100))
+    #expect(try parse("1.0") == .int(1))
+    #expect(try parse("1e2") == .int(100))
+    #expect(try parse("1E+2") == .int(100))
     #expect(try parse("25e-2") == .double(0.25))
     #expect(try parse("-0.5") == .double(-0.5))
     #expect(try parse("9223372036854775807") == .int(Int.max))
     #expect(try parse("-9223372036854775808") == .int(Int.min))
-    // Too big for Int: a double.
+    #expect(try parse("-9.223372036854775808e18") == .int(Int.min))
+    // Beyond 2^53 integers stay exact: no trip through a double.
+    #expect(try parse("9007199254740993") == .int(9_007_199_254_740_993))
+    #expect(try parse("9007199254740993.000") == .int(9_007_199_254_740_993))
+    #expect(try parse("90071992547409.93e2") == .int(9_007_199_254_740_993))
+    // Not integers, or not within Int64: doubles, and never an intValue.
     #expect(try parse("9223372036854775808") == .double(9_223_372_036_854_775_808))
+    #expect(try parse("9223372036854775808").intValue == nil)
+    #expect(try parse("1e-999").intValue == nil)
+    #expect(try parse("1e-999") == .double(0))
+    #expect(try parse("1.5").intValue == nil)
+    #expect(try parse("1.00000000000000000001").intValue == nil)
+    #expect(try parse("1e19").intValue == nil)
+    #expect(try parse("0e99999999999") == .int(0))
     #expect(try parse("1.0").intValue == 1)
     #expect(try parse("1e2").intValue == 100)
     #expect(try parse("1.5").intValue == nil)

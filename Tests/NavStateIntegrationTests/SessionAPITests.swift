@@ -245,7 +245,7 @@ struct SessionAPITests {
 
   @Test("creation beyond --max-sessions is refused with 503 and Retry-After")
   func sessionLimit() throws {
-    let small = try ServerProcess(["--max-sessions", "2"])
+    let small = try ServerProcess(["--max-sessions", "2", "--max-sessions-per-ip", "2"])
     defer { small.stop() }
     _ = try TestSession(small.client)
     _ = try TestSession(small.client)
@@ -253,5 +253,20 @@ struct SessionAPITests {
     #expect(refused.status == 503)
     #expect(refused.header("Retry-After") != nil)
     #expect(refused.json["code"] == "too_many_sessions")
+  }
+
+  @Test("one client address holds at most a tenth of --max-sessions by default: 429 beyond")
+  func sessionsPerClient() throws {
+    let server = try ServerProcess(["--max-sessions", "20"])
+    defer { server.stop() }
+    let first = try TestSession(server.client)
+    _ = try TestSession(server.client)
+    let refused = try server.client.json("POST", "/v1/sessions")
+    #expect(refused.status == 429)
+    #expect(refused.json["code"] == "too_many_sessions_for_client")
+    #expect(Int(refused.header("Retry-After") ?? "") ?? 0 >= 1)
+    // Ending one frees its place.
+    #expect(try server.client.json("DELETE", first.path, token: first.token).status == 204)
+    #expect(try server.client.json("POST", "/v1/sessions").status == 201)
   }
 }

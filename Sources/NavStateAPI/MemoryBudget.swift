@@ -1,0 +1,63 @@
+import Synchronization
+
+/// What the server holds, in bytes, against `--max-memory`: every session (its tree and its
+/// event log) and every open event stream. Work that would grow it past the limit is refused
+/// (503 `memory_exhausted`), so the process never grows until the system kills it.
+///
+/// Admission is by headroom: a request that can grow memory is let in only while the account
+/// has room for the most one such request adds (`headroom`), then its actual growth is added.
+/// Concurrent requests can overshoot the limit by at most one headroom each.
+public final class MemoryBudget: Sendable {
+  public let limit: Int
+  /// The most one creation or mutation can add: a full event log and a little more.
+  public let headroom: Int
+  private let used = Atomic<Int>(0)
+
+  public init(limit: Int, headroom: Int) {
+    self.limit = limit
+    self.headroom = headroom
+  }
+
+  public var usedBytes: Int { used.load(ordering: .relaxed) }
+
+  /// Room for one more request that may grow memory by up to `bytes` (default: the headroom).
+  func hasRoom(for bytes: Int? = nil) -> Bool {
+    usedBytes + (bytes ?? headroom) <= limit
+  }
+
+  func add(_ delta: Int) {
+    if delta != 0 { used.wrappingAdd(delta, ordering: .relaxed) }
+  }
+
+  static let exhausted = APIProblem(
+    status: 503, code: "memory_exhausted", title: "Memory budget exhausted",
+    detail: "the server holds as much as its memory budget allows; retry later",
+    headers: [("Retry-After", "30")])
+}
+
+/// Estimates of what sessions and streams hold, calibrated against the process's RSS
+/// (`MemoryAccountTests` checks the two stay close).
+enum MemoryFootprint {
+  /// A session with no coordinators: its record, lock, id, token, times, shard entry.
+  static let sessionBase = 1_100
+  /// A coordinator in the tree, without its params' strings.
+  static let coordinator = 220
+  /// An event log entry beyond its encoded JSON.
+  static let eventOverhead = 110
+  /// An open event stream: libmicrohttpd's connection pool and the most its buffer may hold
+  /// before the stream is dropped as too slow.
+  static let streamBufferLimit = 256 * 1024
+  static let stream = 32 * 1024 + streamBufferLimit
+
+  static func session(_ data: SessionRecord.Data) -> Int {
+    var bytes = sessionBase + data.log.bytes
+    for coordinator in data.navigation.coordinators.values {
+      bytes += Self.coordinator
+      for (name, value) in coordinator.params {
+        bytes += name.utf8.count
+        if case .string(let text) = value { bytes += text.utf8.count }
+      }
+    }
+    return bytes
+  }
+}
