@@ -6,9 +6,9 @@ struct EventLog: Sendable {
     var type: String
     var json: [UInt8]
 
-    /// What the entry holds in memory: its encoded JSON, plus the entry, the array's header
-    /// and the allocator's rounding (measured, see MemoryFootprint).
-    var footprint: Int { json.count + MemoryFootprint.eventOverhead }
+    /// What the entry holds in memory: its JSON's allocation (capacity, not count: the writer
+    /// grows by doubling), plus the entry, the array's header and the allocator's rounding.
+    var footprint: Int { json.capacity + MemoryFootprint.eventOverhead }
   }
 
   let capacity: Int
@@ -32,6 +32,9 @@ struct EventLog: Sendable {
     // The newest entry always stays, even alone over the byte cap.
     while count > 1, count > capacity || bytes > maxBytes {
       bytes -= entries[head].footprint
+      // Until compaction the slot stays; its bytes need not.
+      entries[head].json = []
+      entries[head].type = ""
       head += 1
     }
     if head > 64, head * 2 > entries.count {

@@ -39,7 +39,7 @@ public final class MemoryBudget: Sendable {
 /// (`MemoryAccountTests` checks the two stay close).
 enum MemoryFootprint {
   /// A session with no coordinators: its record, lock, id, token, times, shard entry.
-  static let sessionBase = 1_100
+  static let sessionBase = 800
   /// A coordinator in the tree, without its params' strings.
   static let coordinator = 220
   /// An event log entry beyond its encoded JSON.

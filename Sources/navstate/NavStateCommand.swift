@@ -231,15 +231,19 @@ struct NavStateCommand: ParsableCommand {
     heartbeats.stop()
     logFlush.stop()
     server.shutdown()
+    // What was held back is still told, however little of its interval has passed.
+    for (kind, suppressed) in warnings.expired(now: .infinity) {
+      logger.warning("\(Self.summary(kind, suppressed))")
+    }
     logger.info("stopped")
   }
 
   /// The line that stands for the warnings of one kind held back in one interval.
   static func summary(_ kind: ServerLogMessage.Kind, _ count: Int) -> String {
     switch kind {
-    case .connectionRefused: return "\(count) more connections refused in the last 10 s"
-    case .clientGone: return "\(count) more clients went away in the last 10 s"
-    case .other: return "\(count) more libmicrohttpd warnings in the last 10 s"
+    case .connectionRefused: return "\(count) more connections refused, not logged one by one"
+    case .clientGone: return "\(count) more clients went away, not logged one by one"
+    case .other: return "\(count) more libmicrohttpd warnings, not logged one by one"
     }
   }
 

@@ -119,11 +119,10 @@ def test_memory_budget_holds_under_a_session_flood(server):
     assert not load.errors, f"connection errors: {load.errors[:5]}"
     assert not load.bad, f"answers other than 2xx or 503 memory_exhausted: {load.bad[:5]}"
     assert max(samples) <= BUDGET_MIB + SLACK_MIB, f"RSS reached {max(samples):.0f} MiB"
-    # Without a budget this load grows RSS by about 10 MiB/s on a debug build, so the bound above
-    # alone could pass by luck: once RSS has passed the budget, refusals must have begun.
+    # The flood must have reached the budget, or this test proved nothing (it needs a release
+    # build to get there in time: Tests/run-all runs it on the Docker check's).
     refusals = sum(count for key, count in load.counts.items() if key.endswith(" 503"))
-    assert refusals or max(samples) <= BUDGET_MIB, (
-        f"RSS passed the {BUDGET_MIB} MiB budget ({max(samples):.0f} MiB) and nothing was refused")
+    assert refusals > 0, f"the flood never reached the {BUDGET_MIB} MiB budget"
     assert not unserved, f"/healthz not answered within 1 s during the load: {unserved[:3]}"
 
     state = request(srv.port, "GET", f"/v1/sessions/{sid0}", headers=auth(token0))
