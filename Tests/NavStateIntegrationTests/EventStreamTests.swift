@@ -34,6 +34,28 @@ struct EventStreamTests {
     #expect((try? JSONParser.parse(events[2].data))?["result"] == "done")
   }
 
+  @Test("the event log is capped in bytes too: the oldest go, and asking for them gets a reset")
+  func byteCappedLog() throws {
+    let server = try ServerProcess(["--event-buffer-bytes", "2048"])
+    defer { server.stop() }
+    let session = try TestSession(server.client)
+    for id in 1...20 {
+      _ = try session.call("push", ["route": "detail", "params": ["id": .int(id)]])
+      _ = try session.call("pop")
+    }
+    // 41 events of about 150 bytes each (plus bookkeeping) do not fit in 2 KiB.
+    let all = try server.client.json("GET", "\(session.path)/events?after=0", token: session.token)
+    #expect(all.json["events"]?.arrayValue?.isEmpty == true)
+    #expect(all.json["reset"]?["version"] == 41)
+    let lastSeq = try #require(all.json["lastSeq"]?.intValue)
+    #expect(lastSeq == 41)
+    // The newest few are kept.
+    let recent = try server.client.json(
+      "GET", "\(session.path)/events?after=\(lastSeq - 3)", token: session.token)
+    let seqs = recent.json["events"]?.arrayValue?.compactMap { $0["seq"]?.intValue }
+    #expect(seqs == [lastSeq - 2, lastSeq - 1, lastSeq])
+  }
+
   @Test("Last-Event-ID resumes after it; too old an id gets one reset with the state")
   func resume() throws {
     let server = try ServerProcess(["--event-buffer", "4"])
