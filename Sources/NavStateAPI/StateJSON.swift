@@ -16,7 +16,7 @@ public struct SessionTimes: Sendable {
 
 /// The JSON shapes of docs/behaviour.md section 6.5, written straight into a `JSONWriter`.
 public enum StateJSON {
-  /// `{id, graph, version, createdAt, updatedAt, expiresAt, active, root, path}`
+  /// `{id, graph, version, createdAt, updatedAt, expiresAt, active, root, path, allowed}`
   public static func writeState(
     _ state: NavigationState, id: String, times: SessionTimes, into writer: inout JSONWriter
   ) {
@@ -45,6 +45,34 @@ public enum StateJSON {
       writeIdentity(node, into: &writer)
       writer.endObject()
     }
+    writer.endArray()
+    writer.key("allowed")
+    writeAffordances(state.allowed, into: &writer)
+    writer.endObject()
+  }
+
+  /// `{push, sheet, fullScreenCover, replace, tabs, pop, back, dismiss, teardown}`
+  static func writeAffordances(_ allowed: Affordances, into writer: inout JSONWriter) {
+    writer.beginObject()
+    for (name, routes) in [
+      ("push", allowed.push), ("sheet", allowed.sheet),
+      ("fullScreenCover", allowed.fullScreenCover), ("replace", allowed.replace),
+      ("tabs", allowed.tabs),
+    ] {
+      writer.key(name)
+      writer.beginArray()
+      for route in routes { writer.string(route) }
+      writer.endArray()
+    }
+    writer.key("pop")
+    writer.bool(allowed.pop)
+    writer.key("back")
+    writer.bool(allowed.back)
+    writer.key("dismiss")
+    writer.bool(allowed.dismiss)
+    writer.key("teardown")
+    writer.beginArray()
+    for id in allowed.teardown { writeID(id, into: &writer) }
     writer.endArray()
     writer.endObject()
   }

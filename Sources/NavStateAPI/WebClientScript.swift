@@ -148,11 +148,6 @@ extension WebClientPage {
       $("root-params").replaceChildren(...(route ? paramInputs(route, "root") : []));
     }
 
-    function routeIn(graphName, name) {
-      const graph = app.graphs[graphName];
-      return graph ? graph.routes.find((route) => route.name === name) : undefined;
-    }
-
     // Param forms, typed from the graph: int and number fields, a true/false choice for bool.
     function paramInputs(route, scope) {
       return Object.entries(route.params || {}).map(([name, spec]) => {
@@ -442,8 +437,7 @@ extension WebClientPage {
         return;
       }
       const path = session.path;
-      let flowStart = path.length - 1;
-      while (flowStart > 0 && path[flowStart].presentation === "push") flowStart -= 1;
+      const allowed = session.allowed;
       let context = "root";
       let depth = 0;
       box.replaceChildren(...path.map((item, index) => {
@@ -452,11 +446,7 @@ extension WebClientPage {
         else depth = 0;
         const active = item.id === session.active;
         const actions = [];
-        if (index >= flowStart && index < path.length - 1) {
-          actions.push(h("button", { class: "link", "data-testid": `pop-to-${item.id}`,
-            onclick: action(() => operate("pop", withResult({ to: item.id }))) }, "pop to here"));
-        }
-        if (isModal(item.presentation)) {
+        if (isModal(item.presentation) && allowed.teardown.includes(item.id)) {
           actions.push(h("button", { class: "link", "data-testid": `dismiss-${item.id}`,
             onclick: action(() => operate("dismiss", withResult({ coordinator: item.id }))) },
             "dismiss"));
@@ -484,7 +474,7 @@ extension WebClientPage {
       if (!session || !session.root) { tree.replaceChildren(); return; }
       const visible = new Set(session.path.map((item) => item.id));
       const node = (item, selected) => {
-        const removable = item.presentation !== "root" && item.presentation !== "tab";
+        const removable = session.allowed.teardown.includes(item.id);
         const classes = ["node"];
         if (visible.has(item.id)) classes.push("visible");
         if (item.id === session.active) classes.push("active");
@@ -515,69 +505,58 @@ extension WebClientPage {
       return null;
     }
 
+    // Every control here comes from the state's `allowed` (what the server would accept now)
+    // and the graph's param declarations: the page holds no navigation rule of its own.
     function renderActions(session) {
       const routesBox = $("routes");
       const tabsBox = $("tabs");
       routesBox.replaceChildren();
       tabsBox.replaceChildren();
+      const allowed = session ? session.allowed : null;
+      for (const [id, enabled] of [["back", allowed && allowed.back], ["pop", allowed && allowed.pop],
+          ["pop-root", allowed && allowed.pop], ["dismiss", allowed && allowed.dismiss],
+          ["dismiss-all", allowed && allowed.dismiss]]) {
+        $(id).disabled = !enabled;
+      }
       if (!session || !app.graphs[session.graph]) return;
       const graph = app.graphs[session.graph];
       const path = session.path;
       const activeItem = path[path.length - 1];
-      const active = routeIn(graph.name, activeItem.route);
-      const parentItem = path.length > 1 ? path[path.length - 2] : null;
-      const parent = parentItem ? routeIn(graph.name, parentItem.route) : null;
 
-      for (const item of path) {
-        const route = routeIn(graph.name, item.route);
-        if (!route || !route.tabs) continue;
-        const container = findNode(session.root, item.id);
+      if (allowed.tabs.length) {
+        // The tab container the server acts on: the nearest one on the visible path.
+        const container = [...path].reverse().map((item) => findNode(session.root, item.id))
+          .find((node) => node && node.selectedTab !== undefined);
+        const selected = container ? container.children[container.selectedTab] : null;
         tabsBox.append(
-          h("h3", {}, `Tabs of ${item.route} `, h("span", { class: "hint" }, item.id)),
-          h("div", { class: "segmented", "data-testid": `tabs-${item.id}` },
-            route.tabs.map((tab, index) => h("button", {
-              class: container && container.selectedTab === index ? "on" : "",
-              "data-testid": `tab-${tab}`, "data-container": item.id,
-              onclick: action(() => operate("select-tab", { tab, container: item.id })) }, tab))));
+          h("h3", {}, `Tabs of ${container ? container.route : ""} `,
+            h("span", { class: "hint" }, container ? container.id : "")),
+          h("div", { class: "segmented", "data-testid": "tabs" },
+            allowed.tabs.map((tab) => h("button", {
+              class: selected && selected.route === tab ? "on" : "",
+              "data-testid": `tab-${tab}`,
+              onclick: action(() => operate("select-tab", { tab })) }, tab))));
       }
 
-      const allows = (from, name) => !from || !from.next || from.next.includes(name);
-      const mayReplace = (route) => {
-        if (activeItem.presentation === "tab") return false;
-        if (!parentItem) return route.root;
-        return allows(parent, route.name) && route.presentations.includes(activeItem.presentation);
-      };
       routesBox.append(h("h3", {}, `Show from ${activeItem.route} `,
         h("span", { class: "hint" }, `${activeItem.id} · replace swaps it`)));
       const rows = h("div", { class: "rows" });
+      const kinds = [["push", "push", (body) => operate("push", body)],
+        ["sheet", "present-sheet", (body) => operate("present", { ...body, style: "sheet" })],
+        ["fullScreenCover", "present-cover",
+          (body) => operate("present", { ...body, style: "fullScreenCover" })],
+        ["replace", "replace", (body) => operate("replace", body)]];
+      const labels = { push: "push", sheet: "sheet", fullScreenCover: "cover", replace: "replace" };
       for (const route of graph.routes) {
-        const show = allows(active, route.name);
-        const kinds = show ? route.presentations : [];
-        const replace = mayReplace(route);
-        if (!kinds.length && !replace) continue;
+        const offered = kinds.filter(([kind]) => allowed[kind].includes(route.name));
+        if (!offered.length) continue;
         const row = h("div", { class: "row", "data-testid": `route-${route.name}` },
           h("span", { class: "name" }, route.name));
         row.append(...paramInputs(route, "op"));
         const body = () => ({ route: route.name, params: readParams(route, row) });
-        const button = (label, testid, work) => h("button", { "data-testid": testid,
-          onclick: action(work) }, label);
-        const buttons = h("span", { class: "buttons" });
-        if (kinds.includes("push")) {
-          buttons.append(button("push", `push-${route.name}`, () => operate("push", body())));
-        }
-        if (kinds.includes("sheet")) {
-          buttons.append(button("sheet", `present-sheet-${route.name}`,
-            () => operate("present", { ...body(), style: "sheet" })));
-        }
-        if (kinds.includes("fullScreenCover")) {
-          buttons.append(button("cover", `present-cover-${route.name}`,
-            () => operate("present", { ...body(), style: "fullScreenCover" })));
-        }
-        if (replace) {
-          buttons.append(button("replace", `replace-${route.name}`,
-            () => operate("replace", body())));
-        }
-        row.append(buttons);
+        row.append(h("span", { class: "buttons" }, offered.map(([kind, testid, work]) =>
+          h("button", { "data-testid": `${testid}-${route.name}`,
+            onclick: action(() => work(body())) }, labels[kind]))));
         rows.append(row);
       }
       if (!rows.children.length) {

@@ -61,9 +61,13 @@ extension NavigationState {
     return events
   }
 
+  func fitsLimit(adding: Int, removing: Int) -> Bool {
+    coordinators.count - removing + adding <= limits.maxCoordinators
+  }
+
   func checkLimit(adding: Int, removing: Int) throws(NavigationError) {
     let total = coordinators.count - removing + adding
-    guard total <= limits.maxCoordinators else {
+    guard fitsLimit(adding: adding, removing: removing) else {
       throw NavigationError(
         .coordinatorLimit,
         "this would make \(total) coordinators; a session may hold \(limits.maxCoordinators)")

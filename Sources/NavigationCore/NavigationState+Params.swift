@@ -52,6 +52,12 @@ extension NavigationState {
       .unknownCoordinator, "no coordinator \(id) was ever started in this session")
   }
 
+  /// Whether `route` may be shown with `presentation` from a coordinator showing `parentRoute`.
+  func isShowable(_ route: Route, as presentation: Presentation, from parentRoute: String) -> Bool {
+    route.presentations.contains(presentation)
+      && graph.route(named: parentRoute)?.allowsNext(route.name) == true
+  }
+
   /// Checks that `route` may be shown with `presentation` from a coordinator showing `parentRoute`.
   func checkShowable(_ route: Route, as presentation: Presentation, from parentRoute: String)
     throws(NavigationError)
@@ -64,7 +70,7 @@ extension NavigationState {
         "route '\(route.name)' may not be shown as \(presentation.rawValue) (only \(allowed.joined(separator: ", ")))"
       )
     }
-    guard let parent = graph.route(named: parentRoute), parent.allowsNext(route.name) else {
+    guard isShowable(route, as: presentation, from: parentRoute) else {
       throw NavigationError(
         .routeNotAllowed, "route '\(route.name)' may not be shown from '\(parentRoute)'")
     }

@@ -159,11 +159,12 @@ def test_create_push_and_present_with_the_buttons(browser):
 def test_a_refusal_is_shown_as_a_problem(browser):
     create_session(browser)
     wait_for_path(browser, ["master"])
-    click(browser, "back")
+    type_into(browser, "deeplink-input", "myapp://nowhere/at/all")
+    click(browser, "deeplink-go")
     wait(browser).until(lambda d: element(d, "problem").is_displayed(),
                         message="no problem banner")
-    assert "nothing_to_go_back_to" in element(browser, "problem-code").text
-    assert "409" in element(browser, "problem-code").text
+    assert "no_route_for_url" in element(browser, "problem-code").text
+    assert "422" in element(browser, "problem-code").text
     assert element(browser, "problem-detail").text
     click(browser, "problem-close")
     wait(browser).until(lambda d: not element(d, "problem").is_displayed(),
@@ -216,7 +217,12 @@ def test_without_a_session_its_controls_are_disabled_and_look_it(browser):
 
     create_session(browser)
     assert element(browser, "end-session").is_enabled()
-    assert element(browser, "back").is_enabled()
+    assert element(browser, "deeplink-go").is_enabled()
+    # At the root there is nothing to go back to: the state's `allowed` says so.
+    wait(browser).until(lambda d: not element(d, "back").is_enabled())
+    push_detail(browser, 1)
+    wait(browser).until(lambda d: element(d, "back").is_enabled(),
+                        message="back stayed disabled with a pushed screen")
     click(browser, "end-session")
     wait(browser).until(lambda d: not element(d, "end-session").is_enabled(),
                         message="End session stayed enabled after the session ended")
@@ -329,6 +335,33 @@ def test_a_session_ended_elsewhere_shows_as_ended(browser):
                               message="the page did not notice the end of the session")
     wait_for_path(browser, [])
     wait_for_text(browser, "event-log", "session.ended")
+
+
+def test_controls_follow_the_states_allowed_affordances(browser):
+    session_id, token = create_session(browser, root="scene1")
+    wait_for_path(browser, ["scene1"])
+    allowed = state(session_id, token)["allowed"]
+    assert allowed["push"] == ["scene2"] and allowed["sheet"] == ["scene3"]
+    # Exactly the listed routes get buttons, and only for the listed ways.
+    rows = attributes(browser, "route-scene2", "data-testid") + attributes(
+        browser, "route-scene3", "data-testid")
+    assert rows == ["route-scene2", "route-scene3"]
+    assert browser.find_elements(*by_testid("push-scene2"))
+    assert not browser.find_elements(*by_testid("present-sheet-scene2"))
+    assert browser.find_elements(*by_testid("present-sheet-scene3"))
+    assert not browser.find_elements(*by_testid("push-detail"))
+    for name in ("back", "pop", "pop-root", "dismiss", "dismiss-all"):
+        assert not element(browser, name).is_enabled(), name
+    type_into(browser, "param-scene3-text", "hello")
+    click(browser, "present-sheet-scene3")
+    wait_for_path(browser, ["scene1", "scene3"])
+    wait(browser).until(lambda d: element(d, "dismiss").is_enabled())
+    assert element(browser, "back").is_enabled()
+    assert not element(browser, "pop").is_enabled()
+    # The page's script holds no navigation rule: no graph field it could decide from.
+    script = urllib.request.urlopen(BASE + "/app.js", timeout=5).read().decode()
+    for rule in (".next", ".presentations", "mayReplace", "allowsNext"):
+        assert rule not in script, rule
 
 
 def test_screenshot_with_a_four_deep_path_and_a_sheet(browser):
