@@ -4,9 +4,22 @@ import NavJSON
 import NavigationCore
 
 extension NavStateService {
+  /// `GET .../events`: the JSON catch-up; with `Accept: text/event-stream`, the stream (for
+  /// clients written before `GET .../events/stream`, the stream's own operation).
   func listEvents(_ request: HTTPRequest, id: String) throws(APIProblem) -> HTTPResponse {
-    let record = try store.authorize(id: id, authorization: request.headers["authorization"])
     let wantsStream = request.headers["accept"]?.contains("text/event-stream") == true
+    return try events(request, id: id, asStream: wantsStream)
+  }
+
+  /// `GET .../events/stream`: always the stream, whatever the client accepts.
+  func streamEvents(_ request: HTTPRequest, id: String) throws(APIProblem) -> HTTPResponse {
+    try events(request, id: id, asStream: true)
+  }
+
+  private func events(_ request: HTTPRequest, id: String, asStream wantsStream: Bool)
+    throws(APIProblem) -> HTTPResponse
+  {
+    let record = try store.authorize(id: id, authorization: request.headers["authorization"])
     var after: Int? = nil
     if let text = request.queryItem("after") {
       guard let value = Int(text), value >= 0 else {

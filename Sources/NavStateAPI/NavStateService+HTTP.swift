@@ -14,9 +14,11 @@ extension NavStateService {
     data.expiresAt = Timestamp.now().adding(seconds: store.configuration.sessionTTLSeconds)
   }
 
-  /// `If-Match: "<version>"` (or `*`): apply only at that version.
+  /// `If-Match: "<version>"` (or `*`): apply only at that version. A percent-encoded value
+  /// (`%221%22`, which some generated clients send) is read as its decoded form.
   static func checkPrecondition(_ request: HTTPRequest, version: Int) throws(APIProblem) {
-    guard let header = request.headers["if-match"] else { return }
+    guard let raw = request.headers["if-match"] else { return }
+    let header = raw.contains("%") ? (percentDecoded(raw) ?? raw) : raw
     let current = etag(version)
     let tags = header.split(separator: ",").map { tag in
       var text = tag.trimmingWhitespace()

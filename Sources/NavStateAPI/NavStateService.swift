@@ -62,6 +62,9 @@ public final class NavStateService: Sendable {
     router.add("GET", "/v1/sessions/{sid}/events") { [self] request, params in
       answer { () throws(APIProblem) in try listEvents(request, id: params["sid"] ?? "") }
     }
+    router.add("GET", "/v1/sessions/{sid}/events/stream") { [self] request, params in
+      answer { () throws(APIProblem) in try streamEvents(request, id: params["sid"] ?? "") }
+    }
     return router
   }
 

@@ -280,7 +280,7 @@ extension WebClientPage {
           const headers = { Accept: "text/event-stream", Authorization: `Bearer ${app.token}` };
           if (app.lastSeq !== null) headers["Last-Event-ID"] = app.lastSeq;
           arm();
-          const response = await fetch(`/v1/sessions/${enc(app.sid)}/events`,
+          const response = await fetch(`/v1/sessions/${enc(app.sid)}/events/stream`,
             { headers, signal: connection.signal, cache: "no-store" });
           if (response.status === 401 || response.status === 404) {
             if (current()) ended("not found");

@@ -56,6 +56,24 @@ struct EventStreamTests {
     #expect(seqs == [lastSeq - 2, lastSeq - 1, lastSeq])
   }
 
+  @Test("events/stream is an operation of its own; events without an SSE Accept is JSON")
+  func streamHasItsOwnOperation() throws {
+    let server = try ServerProcess()
+    defer { server.stop() }
+    let session = try TestSession(server.client)
+    let stream = try EventStreamClient(
+      port: server.port, path: "\(session.path)/events/stream", token: session.token)
+    let reset = try #require(stream.next())
+    #expect(reset.type == "reset")
+    // The reset event's state carries its affordances too.
+    #expect(try JSONParser.parse(reset.data)["allowed"]?["push"] == ["detail"])
+    let catchUp = try server.client.request(
+      "GET", "\(session.path)/events?after=0",
+      headers: [("Authorization", "Bearer \(session.token)"), ("Accept", "*/*")])
+    #expect(catchUp.header("Content-Type") == "application/json")
+    #expect(catchUp.json["lastSeq"] == 1)
+  }
+
   @Test("Last-Event-ID resumes after it; too old an id gets one reset with the state")
   func resume() throws {
     let server = try ServerProcess(["--event-buffer", "4"])

@@ -193,6 +193,31 @@ struct SessionAPITests {
     #expect(fresh.header("ETag") == "\"2\"")
   }
 
+  @Test("a percent-encoded If-Match, as some generated clients send it, is read decoded")
+  func percentEncodedIfMatch() throws {
+    let session = try TestSession(client)
+    let stale = try session.call(
+      "push", ["route": "detail", "params": ["id": 1]], headers: [("If-Match", "%227%22")])
+    #expect(stale.status == 412)
+    let fresh = try session.call(
+      "push", ["route": "detail", "params": ["id": 1]], headers: [("If-Match", "%221%22")])
+    #expect(fresh.status == 200)
+  }
+
+  @Test("every state carries allowed: GET, creation and mutation answers")
+  func allowedInEveryState() throws {
+    let session = try TestSession(client)
+    let created = session.created.json["session"]?["allowed"]
+    #expect(created?["push"] == ["detail"])
+    #expect(created?["pop"] == false)
+    let pushed = try session.call("push", ["route": "detail", "params": ["id": 1]])
+    #expect(pushed.json["session"]?["allowed"]?["pop"] == true)
+    #expect(pushed.json["session"]?["allowed"]?["teardown"] == ["c2"])
+    let state = try session.get().json
+    #expect(state["allowed"]?["back"] == true)
+    #expect(state["allowed"]?["sheet"] == ["detail", "settings"])
+  }
+
   @Test("tokens: none is 401, a wrong one and an unknown session are the same 404")
   func auth() throws {
     let session = try TestSession(client)

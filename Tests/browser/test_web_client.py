@@ -276,7 +276,7 @@ def test_after_a_drop_the_stream_resumes_from_the_last_event_id(browser):
          {"route": "settings", "style": "sheet"})
     wait_for_path(browser, ["master", "detail", "settings"], SYNC)
     wait(browser).until(lambda d: element(d, "live-status").text == "live")
-    streams = [headers for url, headers in sent_requests(browser) if url.endswith("/events")]
+    streams = [headers for url, headers in sent_requests(browser) if url.endswith("/events/stream")]
     assert streams[-1].get("Last-Event-ID") == seen
     # The missed events were replayed, not replaced by a reset.
     assert "reset" not in attributes(browser, "event", "data-type")[:2]
@@ -316,7 +316,7 @@ def test_a_reload_keeps_the_session_and_the_token_stays_out_of_urls(browser):
     wait_for_path(browser, ["master", "detail"])
     assert text_of(browser, "session-id") == session_id
     requests = sent_requests(browser)
-    streams = [headers for url, headers in requests if url.endswith(f"/{session_id}/events")]
+    streams = [headers for url, headers in requests if url.endswith(f"/{session_id}/events/stream")]
     assert streams, "the page did not open the event stream"
     assert all(headers.get("Authorization") == f"Bearer {token}" for headers in streams)
     assert any(headers.get("Last-Event-ID") is None for headers in streams)
