@@ -12,12 +12,19 @@ let package = Package(
     .executable(name: "navstate", targets: ["navstate"]),
     .library(name: "NavigationCore", targets: ["NavigationCore"]),
     .library(name: "MicroHTTPServer", targets: ["MicroHTTPServer"]),
+    // For apps: a typed client of the v1 API, generated from openapi.yaml, with live state and a
+    // NavigationModel to bind a SwiftUI NavigationStack to. `navstate` does not depend on it, so
+    // `swift run navstate` builds none of its dependencies.
+    .library(name: "NavStateClient", targets: ["NavStateClient"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
     .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
     .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.1.0"),
+    .package(url: "https://github.com/apple/swift-openapi-generator", from: "1.14.3"),
+    .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
+    .package(url: "https://github.com/swift-server/swift-openapi-async-http-client", from: "1.5.0"),
   ],
   targets: [
     // The C library, seen through a module map and a shim for its variadic calls.
@@ -58,6 +65,13 @@ let package = Package(
       ],
       swiftSettings: strictSettings
     ),
+    .target(
+      name: "NavStateClient",
+      dependencies: [.product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")],
+      exclude: ["README.md"],
+      swiftSettings: strictSettings,
+      plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
+    ),
     .executableTarget(
       name: "core-benchmarks",
       dependencies: ["NavigationCore", "NavJSON", "NavStateAPI"],
@@ -75,9 +89,19 @@ let package = Package(
       dependencies: ["MicroHTTPServer"],
       swiftSettings: strictSettings
     ),
+    // Starts the real navstate binary on a free port, for the tests that talk HTTP to it.
+    .target(name: "NavStateTestSupport", path: "Tests/NavStateTestSupport"),
     .testTarget(
       name: "NavStateIntegrationTests",
-      dependencies: ["NavJSON", "navstate"],
+      dependencies: ["NavJSON", "NavStateTestSupport", "navstate"],
+      swiftSettings: strictSettings
+    ),
+    .testTarget(
+      name: "NavStateClientTests",
+      dependencies: [
+        "NavStateClient", "NavStateTestSupport", "navstate",
+        .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
+      ],
       swiftSettings: strictSettings
     ),
   ],

@@ -1,5 +1,6 @@
 import Foundation
 import NavJSON
+import NavStateTestSupport
 
 #if canImport(Glibc)
   import Glibc
@@ -143,4 +144,8 @@ struct HTTPTestClient: Sendable {
     }
     return atEnd ? TestResponse(status: status, headers: headers, body: body) : nil
   }
+}
+
+extension ServerProcess {
+  var client: HTTPTestClient { HTTPTestClient(port: port) }
 }

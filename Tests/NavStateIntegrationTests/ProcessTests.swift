@@ -1,5 +1,6 @@
 import Foundation
 import NavJSON
+import NavStateTestSupport
 import Testing
 
 #if canImport(Glibc)

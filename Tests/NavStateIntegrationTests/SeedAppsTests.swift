@@ -1,4 +1,5 @@
 import NavJSON
+import NavStateTestSupport
 import Testing
 
 /// The three apps of the articles the spec grew from, driven end to end over HTTP.

@@ -1,4 +1,5 @@
 import Foundation
+import NavStateTestSupport
 import Testing
 
 @Suite("The README")

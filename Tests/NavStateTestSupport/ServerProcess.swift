@@ -5,13 +5,13 @@ import Foundation
 #endif
 
 /// The real `navstate` binary, started on a free port for one test.
-final class ServerProcess: @unchecked Sendable {
-  let process = Process()
-  let port: UInt16
+public final class ServerProcess: @unchecked Sendable {
+  public let process = Process()
+  public let port: UInt16
   private let output = Pipe()
   private let errors = Pipe()
 
-  static var binary: URL {
+  public static var binary: URL {
     if let path = ProcessInfo.processInfo.environment["NAVSTATE_BINARY"] {
       return URL(fileURLWithPath: path)
     }
@@ -31,7 +31,7 @@ final class ServerProcess: @unchecked Sendable {
   }
 
   /// Starts the server with `arguments` (port 0 is added) and reads the port from its first line.
-  init(_ arguments: [String] = []) throws {
+  public init(_ arguments: [String] = []) throws {
     process.executableURL = Self.binary
     process.arguments = ["--port", "0", "--log-level", "warning"] + arguments
     process.standardOutput = output
@@ -47,11 +47,12 @@ final class ServerProcess: @unchecked Sendable {
     self.port = port
   }
 
-  var client: HTTPTestClient { HTTPTestClient(port: port) }
+  /// The server's base URL.
+  public var url: URL { URL(string: "http://127.0.0.1:\(port)")! }
 
   /// Sends SIGTERM and waits; returns the exit status.
   @discardableResult
-  func stop(timeout: Double = 10) -> Int32 {
+  public func stop(timeout: Double = 10) -> Int32 {
     guard process.isRunning else { return process.terminationStatus }
     kill(process.processIdentifier, SIGTERM)
     let deadline = Date().addingTimeInterval(timeout)
@@ -71,7 +72,7 @@ final class ServerProcess: @unchecked Sendable {
     }
   }
 
-  enum ServerError: Error {
+  public enum ServerError: Error {
     case unexpectedFirstLine(String)
     case noOutput
   }

@@ -1,0 +1,148 @@
+import Foundation
+import OpenAPIRuntime
+
+// The generated types (internal, named by the generator) to the public ones and back.
+
+extension ParamValue {
+  init(_ value: Components.Schemas.ParamValue) {
+    // anyOf: an integer also decodes as a number, so the integer is looked at first.
+    if let int = value.value1 {
+      self = .int(int)
+    } else if let number = value.value2 {
+      self = .number(number)
+    } else if let string = value.value3 {
+      self = .string(string)
+    } else {
+      self = .bool(value.value4 ?? false)
+    }
+  }
+
+  var generated: Components.Schemas.ParamValue {
+    switch self {
+    case .int(let value): return .init(value1: value)
+    case .number(let value): return .init(value2: value)
+    case .string(let value): return .init(value3: value)
+    case .bool(let value): return .init(value4: value)
+    }
+  }
+}
+
+func decodedParams(_ generated: Components.Schemas.Params?) -> Params {
+  (generated?.additionalProperties ?? [:]).mapValues(ParamValue.init)
+}
+
+func generatedParams(_ params: Params) -> Components.Schemas.Params? {
+  params.isEmpty ? nil : .init(additionalProperties: params.mapValues(\.generated))
+}
+
+extension Presentation {
+  init(_ value: Components.Schemas.Presentation) {
+    self = Presentation(rawValue: value.rawValue) ?? .push
+  }
+}
+
+extension PathItem {
+  init(_ item: Components.Schemas.PathItem) {
+    self.init(
+      id: item.id, route: item.route, params: decodedParams(item.params),
+      presentation: Presentation(item.presentation))
+  }
+}
+
+extension TreeNode {
+  init(_ node: Components.Schemas.TreeNode) {
+    self.init(
+      id: node.id, route: node.route, params: decodedParams(node.params),
+      presentation: Presentation(node.presentation), selectedTab: node.selectedTab,
+      children: node.children.map(TreeNode.init))
+  }
+}
+
+extension Affordances {
+  init(_ value: Components.Schemas.Affordances) {
+    self.init()
+    push = value.push
+    sheet = value.sheet
+    fullScreenCover = value.fullScreenCover
+    replace = value.replace
+    tabs = value.tabs
+    pop = value.pop
+    back = value.back
+    dismiss = value.dismiss
+    teardown = value.teardown
+  }
+}
+
+extension SessionState {
+  init(_ state: Components.Schemas.SessionState) {
+    self.init(
+      id: state.id, graph: state.graph, version: state.version, createdAt: state.createdAt,
+      updatedAt: state.updatedAt, expiresAt: state.expiresAt, active: state.active,
+      root: TreeNode(state.root), path: state.path.map(PathItem.init),
+      allowed: Affordances(state.allowed))
+  }
+}
+
+extension NavigationEvent {
+  init(_ event: Components.Schemas.Event) {
+    switch event {
+    case .coordinatorStarted(let started):
+      self = .started(
+        seq: Int(started.seq), version: Int(started.version), coordinator: started.coordinator,
+        route: started.route, params: decodedParams(started.params),
+        presentation: Presentation(started.presentation), parent: started.parent)
+    case .coordinatorStopped(let stopped):
+      self = .stopped(
+        seq: Int(stopped.seq), version: Int(stopped.version), coordinator: stopped.coordinator,
+        reason: stopped.reason.rawValue)
+    case .coordinatorResumed(let resumed):
+      self = .resumed(
+        seq: Int(resumed.seq), version: Int(resumed.version), coordinator: resumed.coordinator,
+        result: resumed.result)
+    case .tabSelected(let selected):
+      self = .tabSelected(
+        seq: Int(selected.seq), version: Int(selected.version), container: selected.coordinator,
+        tab: selected.tab)
+    case .sessionEnded(let ended):
+      self = .sessionEnded(
+        seq: Int(ended.seq), version: Int(ended.version), reason: ended.reason.rawValue)
+    }
+  }
+}
+
+extension Mutation {
+  init(_ mutation: Components.Schemas.Mutation) {
+    self.init(
+      state: SessionState(mutation.session), events: mutation.events.map(NavigationEvent.init))
+  }
+}
+
+extension BatchOperation {
+  var generated: Components.Schemas.BatchOp {
+    switch self {
+    case .push(let route, let values):
+      return .push(.init(op: .push, route: route, params: generatedParams(values)))
+    case .pop(let count):
+      return .pop(.init(op: .pop, count: count))
+    case .popToRoot:
+      return .pop(.init(op: .pop, toRoot: true))
+    case .present(let route, let values, let style):
+      return .present(
+        .init(
+          op: .present, route: route, params: generatedParams(values),
+          style: Components.Schemas.ModalStyle(rawValue: style.rawValue)))
+    case .dismiss:
+      return .dismiss(.init(op: .dismiss))
+    case .back:
+      return .back(.init(op: .back))
+    case .replace(let route, let values):
+      return .replace(.init(op: .replace, route: route, params: generatedParams(values)))
+    case .selectTab(let name):
+      return .selectTab(.init(op: .selectTab, tab: .case2(name)))
+    case .deepLink(let url):
+      return .deeplink(.init(op: .deeplink, url: url))
+    case .tearDown(let id):
+      return .teardown(.init(op: .teardown, coordinator: id))
+    }
+  }
+}

@@ -1,0 +1,102 @@
+/// Every refusal the service answers, as one error: the problem document's `code` (stable, for
+/// programs), its HTTP status and its `detail` (for people). A 412 carries the session's current
+/// `version`, and a refused batch op its `opIndex`.
+public struct NavStateError: Error, Sendable, Equatable, CustomStringConvertible {
+  public var status: Int
+  public var code: Code
+  public var title: String
+  public var detail: String
+  /// With 412 `version_mismatch`: the version the session is at.
+  public var version: Int?
+  /// With a refused batch: the index of the op that was refused.
+  public var opIndex: Int?
+
+  public init(
+    status: Int, code: Code, title: String = "", detail: String, version: Int? = nil,
+    opIndex: Int? = nil
+  ) {
+    self.status = status
+    self.code = code
+    self.title = title
+    self.detail = detail
+    self.version = version
+    self.opIndex = opIndex
+  }
+
+  public var description: String { "\(status) \(code.rawValue): \(detail)" }
+
+  /// The service's problem codes, stable across versions. Codes this client does not know yet
+  /// still arrive, as a `Code` whose `rawValue` is the service's.
+  public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    public let rawValue: String
+
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    public var description: String { rawValue }
+
+    // 409: the session's state refuses the operation.
+    public static let nothingToPop = Code(rawValue: "nothing_to_pop")
+    public static let notInActiveFlow = Code(rawValue: "not_in_active_flow")
+    public static let nothingToDismiss = Code(rawValue: "nothing_to_dismiss")
+    public static let notAModal = Code(rawValue: "not_a_modal")
+    public static let nothingToGoBackTo = Code(rawValue: "nothing_to_go_back_to")
+    public static let noTabContainer = Code(rawValue: "no_tab_container")
+    public static let cannotReplaceTab = Code(rawValue: "cannot_replace_tab")
+    public static let targetNotFree = Code(rawValue: "target_not_free")
+    public static let coordinatorStopped = Code(rawValue: "coordinator_stopped")
+    public static let cannotTearDownRoot = Code(rawValue: "cannot_tear_down_root")
+    public static let cannotTearDownTab = Code(rawValue: "cannot_tear_down_tab")
+    // 422: the request cannot mean anything in the graph.
+    public static let invalidRequest = Code(rawValue: "invalid_request")
+    public static let unknownRoute = Code(rawValue: "unknown_route")
+    public static let invalidParams = Code(rawValue: "invalid_params")
+    public static let routeNotAllowed = Code(rawValue: "route_not_allowed")
+    public static let presentationNotAllowed = Code(rawValue: "presentation_not_allowed")
+    public static let notARootRoute = Code(rawValue: "not_a_root_route")
+    public static let coordinatorLimit = Code(rawValue: "coordinator_limit")
+    public static let noSuchTab = Code(rawValue: "no_such_tab")
+    public static let invalidPath = Code(rawValue: "invalid_path")
+    public static let invalidURL = Code(rawValue: "invalid_url")
+    public static let noRouteForURL = Code(rawValue: "no_route_for_url")
+    public static let unknownGraph = Code(rawValue: "unknown_graph")
+    // 404, 401, 412.
+    public static let unknownCoordinator = Code(rawValue: "unknown_coordinator")
+    public static let sessionNotFound = Code(rawValue: "session_not_found")
+    public static let notFound = Code(rawValue: "not_found")
+    public static let unauthorized = Code(rawValue: "unauthorized")
+    public static let invalidToken = Code(rawValue: "invalid_token")
+    public static let versionMismatch = Code(rawValue: "version_mismatch")
+    // Refusals of the request as a whole.
+    public static let malformedJSON = Code(rawValue: "malformed_json")
+    public static let malformedRequest = Code(rawValue: "malformed_request")
+    public static let badHost = Code(rawValue: "bad_host")
+    public static let badContentLength = Code(rawValue: "bad_content_length")
+    public static let invalidQuery = Code(rawValue: "invalid_query")
+    public static let unsupportedMediaType = Code(rawValue: "unsupported_media_type")
+    public static let payloadTooLarge = Code(rawValue: "payload_too_large")
+    public static let methodNotAllowed = Code(rawValue: "method_not_allowed")
+    public static let requestTimeout = Code(rawValue: "request_timeout")
+    public static let misdirectedRequest = Code(rawValue: "misdirected_request")
+    public static let unsupportedTransferEncoding = Code(rawValue: "unsupported_transfer_encoding")
+    // The server holds all it may.
+    public static let tooManySessions = Code(rawValue: "too_many_sessions")
+    public static let tooManySessionsForClient = Code(rawValue: "too_many_sessions_for_client")
+    public static let memoryExhausted = Code(rawValue: "memory_exhausted")
+    // Not a problem document: the transport failed, or the answer was not understood.
+    public static let transport = Code(rawValue: "transport")
+    public static let unexpectedResponse = Code(rawValue: "unexpected_response")
+
+    /// Every code the service documents (and the two of this client).
+    public static let known: [Code] = [
+      .nothingToPop, .notInActiveFlow, .nothingToDismiss, .notAModal, .nothingToGoBackTo,
+      .noTabContainer, .cannotReplaceTab, .targetNotFree, .coordinatorStopped, .cannotTearDownRoot,
+      .cannotTearDownTab, .invalidRequest, .unknownRoute, .invalidParams, .routeNotAllowed,
+      .presentationNotAllowed, .notARootRoute, .coordinatorLimit, .noSuchTab, .invalidPath,
+      .invalidURL, .noRouteForURL, .unknownGraph, .unknownCoordinator, .sessionNotFound, .notFound,
+      .unauthorized, .invalidToken, .versionMismatch, .malformedJSON, .malformedRequest, .badHost,
+      .badContentLength, .invalidQuery, .unsupportedMediaType, .payloadTooLarge, .methodNotAllowed,
+      .requestTimeout, .misdirectedRequest, .unsupportedTransferEncoding, .tooManySessions,
+      .tooManySessionsForClient, .memoryExhausted, .transport, .unexpectedResponse,
+    ]
+  }
+}

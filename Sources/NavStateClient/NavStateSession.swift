@@ -1,0 +1,305 @@
+import Foundation
+import OpenAPIRuntime
+import Synchronization
+
+/// One navigation session of the service, for an app: every operation as an async method with
+/// typed params, refusals as ``NavStateError``, and the live state as an `AsyncSequence`.
+///
+/// Writes are guarded by `If-Match` with the last version this session object saw (from any
+/// answer or from the live stream), so a stale tap does not act on a state the user no longer
+/// sees: it fails with `versionMismatch`, or, with `staleWriteRetries`, is sent again at the
+/// current version up to that many times.
+public final class NavStateSession: Sendable {
+  public struct Options: Sendable {
+    /// Send `If-Match` with the last version seen (default true).
+    public var sendIfMatch = true
+    /// How many times a write refused as stale (412) is sent again at the current version.
+    public var staleWriteRetries = 0
+
+    public init(sendIfMatch: Bool = true, staleWriteRetries: Int = 0) {
+      self.sendIfMatch = sendIfMatch
+      self.staleWriteRetries = staleWriteRetries
+    }
+  }
+
+  public let id: String
+  /// The bearer token: keep it as safely as a password; another device opens the session with it.
+  public let token: String
+  public let options: Options
+  let client: Client
+  private let lastVersion = Mutex<Int?>(nil)
+
+  /// Opens an existing session (nothing is sent until the first call).
+  public init(
+    serverURL: URL, transport: any ClientTransport, id: String, token: String,
+    options: Options = .init()
+  ) {
+    self.id = id
+    self.token = token
+    self.options = options
+    self.client = Self.client(serverURL: serverURL, transport: transport, token: token)
+  }
+
+  /// Creates a session on `graph` (default: the server's) at `root` (default: the graph's root).
+  public static func create(
+    serverURL: URL, transport: any ClientTransport, graph: String? = nil, root: String? = nil,
+    params: Params = [:], options: Options = .init()
+  ) async throws(NavStateError) -> (session: NavStateSession, state: SessionState) {
+    let anonymous = client(serverURL: serverURL, transport: transport, token: nil)
+    let created: Components.Schemas.CreatedSession
+    do {
+      created = try await anonymous.createSession(
+        body: .json(
+          .init(
+            graph: graph,
+            root: root.map { .init(route: $0, params: generatedParams(params)) }))
+      ).created.body.json
+    } catch {
+      throw NavStateError.from(error)
+    }
+    let session = NavStateSession(
+      serverURL: serverURL, transport: transport, id: created.session.id, token: created.token,
+      options: options)
+    let state = SessionState(created.session)
+    session.saw(state)
+    return (session, state)
+  }
+
+  static func client(serverURL: URL, transport: any ClientTransport, token: String?) -> Client {
+    Client(
+      serverURL: serverURL,
+      configuration: Configuration(dateTranscoder: .iso8601WithFractionalSeconds),
+      transport: transport, middlewares: [ProblemsAsErrors(), BearerToken(token: token)])
+  }
+
+  /// Remembers the newest version seen, for `If-Match`.
+  func saw(_ state: SessionState) {
+    lastVersion.withLock { version in version = max(version ?? 0, state.version) }
+  }
+
+  var path: Operations.GetSession.Input.Path { .init(sid: id) }
+
+  // MARK: Reading
+
+  public func state() async throws(NavStateError) -> SessionState {
+    do {
+      let state = SessionState(try await client.getSession(path: .init(sid: id)).ok.body.json)
+      saw(state)
+      return state
+    } catch {
+      throw NavStateError.from(error)
+    }
+  }
+
+  /// The kept events after `seq`; when those are gone, none and the whole state in `reset`.
+  public func events(after seq: Int = 0) async throws(NavStateError) -> EventPage {
+    do {
+      let list = try await client.listEvents(path: .init(sid: id), query: .init(after: Int64(seq)))
+        .ok.body.json
+      return EventPage(
+        events: list.events.map(NavigationEvent.init), lastSeq: list.lastSeq,
+        reset: list.reset.map(SessionState.init))
+    } catch {
+      throw NavStateError.from(error)
+    }
+  }
+
+  /// Ends the session: every coordinator stops.
+  public func end() async throws(NavStateError) {
+    do {
+      _ = try await client.deleteSession(path: .init(sid: id)).noContent
+    } catch {
+      throw NavStateError.from(error)
+    }
+  }
+
+  // MARK: Writing
+
+  /// Sends one write with `If-Match` and the stale-write retries of ``Options``.
+  func write(_ send: (_ ifMatch: String?) async throws -> Components.Schemas.Mutation)
+    async throws(NavStateError) -> Mutation
+  {
+    var retries = options.staleWriteRetries
+    while true {
+      let ifMatch = options.sendIfMatch ? lastVersion.withLock { $0 }.map { "\"\($0)\"" } : nil
+      do {
+        let mutation = Mutation(try await send(ifMatch))
+        saw(mutation.state)
+        return mutation
+      } catch {
+        let refusal = NavStateError.from(error)
+        guard refusal.code == .versionMismatch, retries > 0, let current = refusal.version else {
+          throw refusal
+        }
+        retries -= 1
+        lastVersion.withLock { $0 = current }
+      }
+    }
+  }
+
+  public func push(
+    _ route: String, params: Params = [:], target: CoordinatorID? = nil, singleTop: Bool = false
+  ) async throws(NavStateError) -> Mutation {
+    try await write { ifMatch in
+      try await client.push(
+        path: .init(sid: id), headers: .init(ifMatch: ifMatch),
+        body: .json(
+          .init(
+            route: route, params: generatedParams(params), target: target,
+            singleTop: singleTop ? true : nil))
+      ).ok.body.json
+    }
+  }
+
+  public func pop(count: Int = 1, result: JSONResult? = nil) async throws(NavStateError)
+    -> Mutation
+  {
+    try await pop(.init(count: count == 1 ? nil : count, result: result))
+  }
+
+  public func pop(to coordinator: CoordinatorID, result: JSONResult? = nil)
+    async throws(NavStateError) -> Mutation
+  {
+    try await pop(.init(to: coordinator, result: result))
+  }
+
+  public func popToRoot(result: JSONResult? = nil) async throws(NavStateError) -> Mutation {
+    try await pop(.init(toRoot: true, result: result))
+  }
+
+  private func pop(_ body: Components.Schemas.PopRequest) async throws(NavStateError) -> Mutation {
+    try await write { ifMatch in
+      try await client.pop(
+        path: .init(sid: id), headers: .init(ifMatch: ifMatch), body: .json(body)
+      )
+      .ok.body.json
+    }
+  }
+
+  public func present(_ route: String, params: Params = [:], style: ModalStyle = .sheet)
+    async throws(NavStateError) -> Mutation
+  {
+    try await write { ifMatch in
+      try await client.present(
+        path: .init(sid: id), headers: .init(ifMatch: ifMatch),
+        body: .json(
+          .init(
+            route: route, params: generatedParams(params),
+            style: Components.Schemas.ModalStyle(rawValue: style.rawValue)))
+      ).ok.body.json
+    }
+  }
+
+  /// Dismisses the modal that holds the active coordinator, or `coordinator`.
+  public func dismiss(_ coordinator: CoordinatorID? = nil, result: JSONResult? = nil)
+    async throws(NavStateError) -> Mutation
+  {
+    try await dismiss(.init(coordinator: coordinator, result: result))
+  }
+
+  public func dismissAll(result: JSONResult? = nil) async throws(NavStateError) -> Mutation {
+    try await dismiss(.init(all: true, result: result))
+  }
+
+  private func dismiss(_ body: Components.Schemas.DismissRequest) async throws(NavStateError)
+    -> Mutation
+  {
+    try await write { ifMatch in
+      try await client.dismiss(
+        path: .init(sid: id), headers: .init(ifMatch: ifMatch), body: .json(body)
+      ).ok.body.json
+    }
+  }
+
+  public func back(result: JSONResult? = nil) async throws(NavStateError) -> Mutation {
+    try await write { ifMatch in
+      try await client.back(
+        path: .init(sid: id), headers: .init(ifMatch: ifMatch), body: .json(.init(result: result))
+      ).ok.body.json
+    }
+  }
+
+  public func replace(_ route: String, params: Params = [:]) async throws(NavStateError)
+    -> Mutation
+  {
+    try await write { ifMatch in
+      try await client.replace(
+        path: .init(sid: id), headers: .init(ifMatch: ifMatch),
+        body: .json(.init(route: route, params: generatedParams(params)))
+      ).ok.body.json
+    }
+  }
+
+  /// Selects the tab `route` of the nearest tab container on the visible path (or `container`).
+  public func selectTab(_ route: String, container: CoordinatorID? = nil)
+    async throws(NavStateError) -> Mutation
+  {
+    try await selectTab(.case2(route), container: container)
+  }
+
+  public func selectTab(index: Int, container: CoordinatorID? = nil)
+    async throws(NavStateError) -> Mutation
+  {
+    try await selectTab(.case1(index), container: container)
+  }
+
+  private func selectTab(
+    _ tab: Components.Schemas.SelectTabRequest.TabPayload, container: CoordinatorID?
+  ) async throws(NavStateError) -> Mutation {
+    try await write { ifMatch in
+      try await client.selectTab(
+        path: .init(sid: id), headers: .init(ifMatch: ifMatch),
+        body: .json(.init(tab: tab, container: container))
+      ).ok.body.json
+    }
+  }
+
+  public func deepLink(_ url: String) async throws(NavStateError) -> Mutation {
+    try await write { ifMatch in
+      try await client.deepLink(
+        path: .init(sid: id), headers: .init(ifMatch: ifMatch), body: .json(.init(url: url))
+      ).ok.body.json
+    }
+  }
+
+  /// Makes the visible path equal `entries`, keeping the common prefix's coordinators.
+  public func setPath(_ entries: [PathEntry]) async throws(NavStateError) -> Mutation {
+    let path = entries.map { entry in
+      Components.Schemas.PathEntry(
+        route: entry.route, params: generatedParams(entry.params),
+        presentation: entry.presentation.flatMap {
+          Components.Schemas.Presentation(rawValue: $0.rawValue)
+        })
+    }
+    return try await write { ifMatch in
+      try await client.putState(
+        path: .init(sid: id), headers: .init(ifMatch: ifMatch), body: .json(.init(path: path))
+      ).ok.body.json
+    }
+  }
+
+  public func batch(_ operations: [BatchOperation]) async throws(NavStateError) -> Mutation {
+    try await write { ifMatch in
+      try await client.batch(
+        path: .init(sid: id), headers: .init(ifMatch: ifMatch),
+        body: .json(.init(ops: operations.map(\.generated)))
+      ).ok.body.json
+    }
+  }
+
+  /// The presenter of `coordinator` went away (a swipe back, a sheet swiped down): it stops, and
+  /// everything under it. Nil when it had already stopped (clients retry; gestures race).
+  @discardableResult
+  public func tearDown(_ coordinator: CoordinatorID) async throws(NavStateError) -> Mutation? {
+    do {
+      let output = try await client.teardownCoordinator(
+        path: .init(sid: id, cid: coordinator))
+      if case .noContent = output { return nil }
+      let mutation = Mutation(try output.ok.body.json)
+      saw(mutation.state)
+      return mutation
+    } catch {
+      throw NavStateError.from(error)
+    }
+  }
+}

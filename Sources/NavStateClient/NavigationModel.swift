@@ -1,0 +1,210 @@
+import Foundation
+import Observation
+
+/// A modal layer over a flow: the sheet or full-screen cover's own screen and its pushes.
+public struct ModalLayer: Sendable, Hashable, Identifiable {
+  /// The modal coordinator itself (the layer's root screen).
+  public var root: PathItem
+  /// The screens pushed inside the modal, for the modal's own NavigationStack path.
+  public var stack: [PathItem]
+  public var style: ModalStyle
+
+  public var id: CoordinatorID { root.id }
+}
+
+/// The state of one session, shaped for SwiftUI: `stack` for a NavigationStack path, `sheet` and
+/// `fullScreenCover` for the modals, `allowed` for which controls to show. Assigning to them
+/// turns what the user did into the right call: a shorter `stack` (a swipe back) tears down the
+/// coordinators that were removed; `sheet = nil` (a swipe down) dismisses the sheet.
+///
+/// Changes are applied when the service answers, never guessed: the model follows the answers
+/// to its own calls and, with ``follow()``, the session's live stream, so two devices stay in
+/// step.
+@MainActor
+@Observable
+public final class NavigationModel {
+  public let session: NavStateSession
+  /// The latest state; nil until the first is known.
+  public private(set) var state: SessionState?
+  /// The event stream is connected.
+  public private(set) var isLive = false
+  /// The last refusal of a call made through a setter (calls made with methods throw instead).
+  public private(set) var lastError: NavStateError?
+
+  public init(session: NavStateSession, state: SessionState? = nil) {
+    self.session = session
+    self.state = state
+  }
+
+  // MARK: What the views bind to
+
+  /// The base flow's root: the session's root, or the selected tab of a tab root.
+  public var root: PathItem? { layers.base.first }
+
+  /// The pushed screens of the base flow (the root's, or the selected tab's).
+  public var stack: [PathItem] {
+    get { Array(layers.base.dropFirst()) }
+    set { perform { model in try await model.setStack(newValue) } }
+  }
+
+  /// Every modal layer over the base flow, outermost first.
+  public var modals: [ModalLayer] { layers.modals }
+
+  /// The first modal layer, when it is a sheet.
+  public var sheet: ModalLayer? {
+    get { modals.first.flatMap { $0.style == .sheet ? $0 : nil } }
+    set { if newValue == nil, let sheet { perform { try await $0.dismissLayer(sheet) } } }
+  }
+
+  /// The first modal layer, when it is a full-screen cover.
+  public var fullScreenCover: ModalLayer? {
+    get { modals.first.flatMap { $0.style == .fullScreenCover ? $0 : nil } }
+    set {
+      if newValue == nil, let cover = fullScreenCover {
+        perform { try await $0.dismissLayer(cover) }
+      }
+    }
+  }
+
+  public var allowed: Affordances { state?.allowed ?? Affordances() }
+
+  /// The visible path cut into the base flow and its modal layers.
+  var layers: (base: [PathItem], modals: [ModalLayer]) {
+    guard let path = state?.path else { return ([], []) }
+    var base: [PathItem] = []
+    var modals: [ModalLayer] = []
+    for item in path {
+      if item.presentation.isModal {
+        modals.append(
+          ModalLayer(
+            root: item, stack: [],
+            style: item.presentation == .sheet ? .sheet : .fullScreenCover))
+      } else if !modals.isEmpty {
+        modals[modals.count - 1].stack.append(item)
+      } else if item.presentation == .tab {
+        base = [item]  // the selected tab starts the base flow
+      } else if item.presentation == .push {
+        base.append(item)
+      } else {
+        base = [item]  // the root
+      }
+    }
+    return (base, modals)
+  }
+
+  // MARK: Following the session
+
+  /// Follows the session's live stream until it ends or the task is cancelled.
+  public func follow() async throws {
+    defer { isLive = false }
+    for try await state in session.states(onConnection: { [weak self] live in
+      Task { @MainActor in self?.isLive = live }
+    }) {
+      apply(state)
+    }
+  }
+
+  /// Re-reads the state.
+  public func refresh() async throws(NavStateError) {
+    apply(try await session.state())
+  }
+
+  /// Takes `state` if it is newer than the one held (answers and the stream may cross).
+  func apply(_ newState: SessionState) {
+    if let state, state.id == newState.id, newState.version <= state.version { return }
+    state = newState
+  }
+
+  @discardableResult
+  func run(_ call: () async throws(NavStateError) -> Mutation?) async throws(NavStateError)
+    -> Mutation?
+  {
+    let mutation = try await call()
+    if let mutation { apply(mutation.state) }
+    return mutation
+  }
+
+  /// For setters, which cannot be async: the call runs in a task, a refusal lands in `lastError`.
+  private func perform(_ work: @escaping @MainActor (NavigationModel) async throws -> Void) {
+    Task { @MainActor in
+      do {
+        try await work(self)
+        lastError = nil
+      } catch {
+        lastError = NavStateError.from(error)
+      }
+    }
+  }
+
+  // MARK: What the user did
+
+  /// The user went back to `newStack` (a prefix of `stack`): the first removed screen's
+  /// presenter was torn down, which stops it and everything above it.
+  public func setStack(_ newStack: [PathItem]) async throws(NavStateError) {
+    let current = stack
+    guard newStack.count < current.count, Array(current.prefix(newStack.count)) == newStack else {
+      return
+    }
+    try await run { () throws(NavStateError) in
+      try await session.tearDown(current[newStack.count].id)
+    }
+  }
+
+  /// The user went back inside a modal layer to `newStack`.
+  public func setStack(_ newStack: [PathItem], of layer: ModalLayer) async throws(NavStateError) {
+    guard newStack.count < layer.stack.count,
+      Array(layer.stack.prefix(newStack.count)) == newStack
+    else { return }
+    try await run { () throws(NavStateError) in
+      try await session.tearDown(layer.stack[newStack.count].id)
+    }
+  }
+
+  /// The user dismissed a modal layer (a swipe down).
+  public func dismissLayer(_ layer: ModalLayer) async throws(NavStateError) {
+    try await run { () throws(NavStateError) in try await session.dismiss(layer.root.id) }
+  }
+
+  // MARK: Operations
+
+  public func push(_ route: String, params: Params = [:]) async throws(NavStateError) {
+    try await run { () throws(NavStateError) in try await session.push(route, params: params) }
+  }
+
+  public func present(_ route: String, params: Params = [:], style: ModalStyle = .sheet)
+    async throws(NavStateError)
+  {
+    try await run { () throws(NavStateError) in
+      try await session.present(route, params: params, style: style)
+    }
+  }
+
+  public func pop(count: Int = 1, result: JSONResult? = nil) async throws(NavStateError) {
+    try await run { () throws(NavStateError) in try await session.pop(count: count, result: result)
+    }
+  }
+
+  public func popToRoot(result: JSONResult? = nil) async throws(NavStateError) {
+    try await run { () throws(NavStateError) in try await session.popToRoot(result: result) }
+  }
+
+  public func back(result: JSONResult? = nil) async throws(NavStateError) {
+    try await run { () throws(NavStateError) in try await session.back(result: result) }
+  }
+
+  public func dismiss(result: JSONResult? = nil) async throws(NavStateError) {
+    try await run { () throws(NavStateError) in try await session.dismiss(result: result) }
+  }
+
+  public func replace(_ route: String, params: Params = [:]) async throws(NavStateError) {
+    try await run { () throws(NavStateError) in try await session.replace(route, params: params) }
+  }
+
+  public func selectTab(_ route: String) async throws(NavStateError) {
+    try await run { () throws(NavStateError) in try await session.selectTab(route) }
+  }
+
+  public func deepLink(_ url: String) async throws(NavStateError) {
+    try await run { () throws(NavStateError) in try await session.deepLink(url) }
+  }
+}
