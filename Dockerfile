@@ -6,7 +6,7 @@ FROM swift:6.3-bookworm AS build
 RUN apt-get update && apt-get install -y --no-install-recommends libmicrohttpd-dev pkg-config \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
-COPY Package.swift openapi.yaml ./
+COPY Package.swift ./
 COPY Sources ./Sources
 COPY Tests ./Tests
 COPY Benchmarks/CoreBenchmarks ./Benchmarks/CoreBenchmarks

@@ -74,11 +74,13 @@ final class ConnectionRegistry: Sendable {
     connections.withLock { open in
       for state in open.values {
         // Every phase that can expire is one in which nothing is being written.
-        guard state.expire(now: now) != nil else { continue }
-        Self.requestTimeout.withUnsafeBytes { bytes in
-          _ = send(
-            state.descriptor, bytes.baseAddress, bytes.count,
-            Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT))
+        guard let phase = state.expire(now: now) else { continue }
+        if phase.hasRequest {
+          Self.requestTimeout.withUnsafeBytes { bytes in
+            _ = send(
+              state.descriptor, bytes.baseAddress, bytes.count,
+              Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT))
+          }
         }
         _ = shutdown(state.descriptor, Int32(SHUT_RDWR))
       }
@@ -102,16 +104,24 @@ final class ConnectionRegistry: Sendable {
 
 /// When a request's parts are due, counted from the moment the previous part ended.
 struct RequestDeadlines: Sendable {
-  /// The request line and headers, from accept (first request) or from the request line (later
-  /// requests on a kept-alive connection).
+  /// The headers, from the request line.
   var headers: Milliseconds
   /// Added to `headers` for a body: at least this many bytes per second are expected.
   var minimumBodyBytesPerSecond: Int
-  /// Between requests on a kept-alive connection, before a new request line must start; 0: none.
+  /// Before a request line must have arrived, on a new connection or between requests on a
+  /// kept-alive one (plus `headers`, for a line trickled in); 0: none.
   var idle: Milliseconds
 
+  /// The deadline of a connection with no request under way.
+  func waiting(from now: Milliseconds) -> Milliseconds {
+    idle == 0 ? 0 : now + idle + headers
+  }
+
   func body(expectedLength: Int) -> Milliseconds {
-    headers + UInt64(max(0, expectedLength)) * 1000 / UInt64(max(1, minimumBodyBytesPerSecond))
+    let (scaled, overflow) = UInt64(max(0, expectedLength)).multipliedReportingOverflow(by: 1000)
+    let transfer = overflow ? .max : scaled / UInt64(max(1, minimumBodyBytesPerSecond))
+    // Kept within the 56 bits the deadline word holds.
+    return min(headers &+ min(transfer, 1 << 50), 1 << 52)
   }
 }
 

@@ -14,9 +14,10 @@ import Synchronization
 /// and the other sees the change.
 final class ConnectionState: Sendable {
   enum Phase: UInt64 {
-    /// Accepted; the first request's line and headers are due by the deadline.
+    /// Accepted, no request line yet. A client may open a connection well before it uses it
+    /// (browsers and connection pools do), so this is timed like `idle`.
     case awaitingRequest
-    /// A later request's line arrived on a kept-alive connection; its headers are due.
+    /// A request line arrived; the rest of the headers are due by the deadline.
     case awaitingHeaders
     /// The headers are in; the body is due by a deadline that grows with its size.
     case readingBody
@@ -26,6 +27,10 @@ final class ConnectionState: Sendable {
     case idle
     /// The sweeper closed it: the worker must drop whatever it was doing.
     case timedOut
+
+    /// Whether a request has begun: a client that timed out then gets a 408; one that has not
+    /// begun any is simply closed (a 408 there would be read as the answer to its next request).
+    var hasRequest: Bool { self == .awaitingHeaders || self == .readingBody }
 
     /// The phases in which the client owes the server bytes, and so can be timed out.
     var isWaitingForClient: Bool {
@@ -57,13 +62,11 @@ final class ConnectionState: Sendable {
     update { current, _ in current == .timedOut ? nil : (phase, deadline) }
   }
 
-  /// The request line of a later request arrived: its headers are due `headerTimeout` from now.
-  /// (The first request keeps the deadline it got when the connection was accepted.)
+  /// A request line arrived: the rest of its headers are due `headerTimeout` from now.
   func requestLineArrived(now: Milliseconds, headerTimeout: Milliseconds) {
-    update { current, deadline in
+    update { current, _ in
       switch current {
-      case .idle: return (.awaitingHeaders, now + headerTimeout)
-      case .awaitingRequest: return (.awaitingHeaders, deadline)
+      case .idle, .awaitingRequest: return (.awaitingHeaders, now + headerTimeout)
       default: return nil
       }
     }

@@ -45,7 +45,7 @@ func mhdConnectionChanged(
   case 0:
     let state = ConnectionState(
       descriptor: cmhd_connection_fd(connection),
-      deadline: MonotonicClock.now() + context.connections.timing.headers)
+      deadline: context.connections.timing.waiting(from: MonotonicClock.now()))
     socketContext.pointee = Unmanaged.passRetained(state).toOpaque()
     context.connections.opened(state)
   case 1:
@@ -82,10 +82,8 @@ func mhdRequestCompleted(
   }
   // Kept alive: the next request line must start within the idle time (MHD's own timeout only
   // counts silence, so a trickle would reset it forever).
-  let timing = context.connections.timing
   request.connection?.advance(
-    to: .idle,
-    deadline: timing.idle == 0 ? 0 : MonotonicClock.now() + timing.idle + timing.headers)
+    to: .idle, deadline: context.connections.timing.waiting(from: MonotonicClock.now()))
 }
 
 /// MHD_AccessHandlerCallback: called once with the headers, once per piece of body, and once

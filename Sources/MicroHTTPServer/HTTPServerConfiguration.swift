@@ -26,10 +26,10 @@ public struct HTTPServerConfiguration: Sendable {
   /// Seconds a connection may stay idle (nothing received or sent) before it is closed; 0 means
   /// never. A stream waiting for its producer is suspended and does not time out.
   public var connectionTimeoutSeconds: Int = 60
-  /// Seconds within which a request's line and header fields must have arrived, however slowly
-  /// they trickle in: counted from the connection's accept for its first request, and from the
-  /// request line for later ones. A kept-alive connection must start its next request line
-  /// within `connectionTimeoutSeconds` plus this. Late clients get a 408 and are closed.
+  /// Seconds within which a request's header fields must have arrived after its request line,
+  /// however slowly they trickle in; a late client gets a 408 and is closed. A connection with no
+  /// request under way (new, or kept alive) must deliver a request line within
+  /// `connectionTimeoutSeconds` plus this, or it is closed without an answer.
   public var headerTimeoutSeconds: Double = 10
   /// A body must arrive at this many bytes per second at least: its deadline, counted from the
   /// end of the headers, is `headerTimeoutSeconds` plus its declared length (the body cap, when

@@ -6,16 +6,19 @@ enum ExactInteger {
     negative: Bool, integerDigits: some Collection<UInt8>, fractionDigits: some Collection<UInt8>,
     exponent: Int
   ) -> Int? {
-    var digits = Array(integerDigits) + Array(fractionDigits)
+    let all = Array(integerDigits) + Array(fractionDigits)
     // The power of ten the digits are multiplied by.
     var scale = exponent - fractionDigits.count
-    while let first = digits.first, first == UInt8(ascii: "0") { digits.removeFirst() }
-    if digits.isEmpty { return 0 }
+    // Leading zeros count for nothing (sliced off, not removed one by one: a body may hold
+    // tens of thousands of them).
+    guard let first = all.firstIndex(where: { $0 != UInt8(ascii: "0") }) else { return 0 }
+    var end = all.endIndex
     // Trailing zeros can pay for a negative scale; any other digit there is a fraction.
-    while scale < 0, let last = digits.last, last == UInt8(ascii: "0") {
-      digits.removeLast()
+    while scale < 0, end > first, all[end - 1] == UInt8(ascii: "0") {
+      end -= 1
       scale += 1
     }
+    let digits = all[first..<end]
     guard scale >= 0, digits.count + scale <= 19 else { return nil }
     var magnitude: UInt64 = 0
     for digit in digits {

@@ -108,6 +108,8 @@ private struct Reader {
     guard depth <= maxDepth else { throw error("nesting deeper than \(maxDepth) levels") }
     index += 1
     var members: [JSONObject.Member] = []
+    // Keys seen, once the object is too wide for a linear scan to stay cheap.
+    var seen: Set<String> = []
     skipWhitespace()
     if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
       index += 1
@@ -120,7 +122,13 @@ private struct Reader {
       }
       let keyStart = index
       let key = try readString()
-      if Self.contains(key, in: members) {
+      if members.count >= 16 {
+        if seen.isEmpty { seen = Set(members.map(\.key)) }
+        if !seen.insert(key).inserted {
+          index = keyStart
+          throw error("duplicate key '\(key.prefix(100))'")
+        }
+      } else if Self.contains(key, in: members) {
         index = keyStart
         throw error("duplicate key '\(key.prefix(100))'")
       }
@@ -225,7 +233,7 @@ private struct Reader {
     return .double(value)
   }
 
-  /// Objects are small: a linear scan beats hashing until they are not.
+  /// Objects are small: a linear scan beats hashing until they are not (16 members).
   static func contains(_ key: String, in members: [JSONObject.Member]) -> Bool {
     members.contains { $0.key == key }
   }

@@ -15,6 +15,9 @@ public struct StoreConfiguration: Sendable {
   public var maxSessionsPerClient: Int = 10_000
   /// Bytes of sessions and streams the server may hold (503 `memory_exhausted` beyond).
   public var maxMemoryBytes: Int = 1024 * 1024 * 1024
+  /// The largest request body: one operation grows a session by at most about twice that
+  /// (its params in the tree, and again in its event), which the memory admission leaves room for.
+  public var maxRequestBytes: Int = 64 * 1024
 
   public init() {}
 }
@@ -44,7 +47,7 @@ public final class SessionStore: Sendable {
     self.configuration = configuration
     self.memory = MemoryBudget(
       limit: configuration.maxMemoryBytes,
-      headroom: configuration.eventBufferBytes + 64 * 1024)
+      headroom: configuration.eventBufferBytes + 2 * configuration.maxRequestBytes + 64 * 1024)
     var byName: [String: RouteGraph] = [:]
     for graph in graphs { byName[graph.name] = graph }
     self.graphs = byName
@@ -238,27 +241,25 @@ public final class SessionStore: Sendable {
   )
     throws(APIProblem) -> HTTPStream
   {
-    guard memory.hasRoom(for: MemoryFootprint.stream) else { throw MemoryBudget.exhausted }
     let id = lastSubscriberID.wrappingAdd(1, ordering: .relaxed).newValue
-    memory.add(MemoryFootprint.stream)
-    let stream = HTTPStream(maxBufferedBytes: MemoryFootprint.streamBufferLimit) {
-      [weak record, self] in
-      record?.data.withLock { data in data.subscribers.removeAll { $0.id == id } }
-      streamCount.wrappingSubtract(1, ordering: .relaxed)
-      memory.add(-MemoryFootprint.stream)
-    }
-    streamCount.wrappingAdd(1, ordering: .relaxed)
-    do {
-      try record.data.withLock { (data) throws(APIProblem) in
-        let initial = try prepare(&data)
-        stream.write(initial)
-        data.subscribers.append(EventSubscriber(id: id, stream: stream))
+    // The first message (a reset holds the whole state) may be large: the stream's cap, and its
+    // share of the memory budget, are that message plus what a slow reader may fall behind by.
+    let stream = try record.data.withLock { (data) throws(APIProblem) -> HTTPStream in
+      let initial = try prepare(&data)
+      let footprint = MemoryFootprint.stream + initial.count
+      guard memory.hasRoom(for: footprint) else { throw MemoryBudget.exhausted }
+      memory.add(footprint)
+      streamCount.wrappingAdd(1, ordering: .relaxed)
+      let stream = HTTPStream(
+        maxBufferedBytes: MemoryFootprint.streamBufferLimit + initial.count
+      ) { [weak record, self] in
+        record?.data.withLock { data in data.subscribers.removeAll { $0.id == id } }
+        streamCount.wrappingSubtract(1, ordering: .relaxed)
+        memory.add(-footprint)
       }
-    } catch {
-      // Never handed to the server, so its onClose will not run: undo its accounting here.
-      streamCount.wrappingSubtract(1, ordering: .relaxed)
-      memory.add(-MemoryFootprint.stream)
-      throw error
+      stream.write(initial)
+      data.subscribers.append(EventSubscriber(id: id, stream: stream))
+      return stream
     }
     return stream
   }

@@ -72,7 +72,8 @@ struct StreamFollower {
   enum Outcome { case going, ended }
 
   mutating func handle(_ event: ServerSentEvent) async throws -> Outcome {
-    if let milliseconds = event.retry { retry = .milliseconds(milliseconds) }
+    // At least 100 ms: a `retry: 0` must not turn a dead server into a busy loop.
+    if let milliseconds = event.retry { retry = .milliseconds(max(100, milliseconds)) }
     if let id = event.id { lastEventID = id }
     guard let type = event.event, let data = event.data else { return .going }
     if type == "reset" {
@@ -89,7 +90,15 @@ struct StreamFollower {
     // Events come in bursts of one version: one read of the state per version is enough, and
     // none when an answer to this client already brought that version.
     if decoded.version > (current?.version ?? 0) {
-      deliver(try await session.state())
+      let state: SessionState
+      do {
+        state = try await session.state()
+      } catch {
+        // It ended (or expired) between the event and the read.
+        if error.code == .sessionNotFound { return .ended }
+        throw error
+      }
+      deliver(state)
     }
     return .going
   }

@@ -68,6 +68,15 @@ public final class NavigationModel {
 
   public var allowed: Affordances { state?.allowed ?? Affordances() }
 
+  /// The selected tab's route of the tab container nearest the active screen, for a TabView's
+  /// selection; setting it selects that tab.
+  public var selectedTab: String? {
+    get { state?.path.last { $0.presentation == .tab }?.route }
+    // Always sent: a tap may come before the answer to the previous one, and selecting the
+    // selected tab changes nothing on the server.
+    set { if let newValue { perform { try await $0.selectTab(newValue) } } }
+  }
+
   /// The visible path cut into the base flow and its modal layers.
   var layers: (base: [PathItem], modals: [ModalLayer]) {
     guard let path = state?.path else { return ([], []) }
@@ -96,13 +105,23 @@ public final class NavigationModel {
 
   /// Follows the session's live stream until it ends or the task is cancelled.
   public func follow() async throws {
-    defer { isLive = false }
+    following += 1
+    let generation = following
+    defer {
+      following += 1  // a connection change still on its way is from a follow that is over
+      isLive = false
+    }
     for try await state in session.states(onConnection: { [weak self] live in
-      Task { @MainActor in self?.isLive = live }
+      Task { @MainActor in
+        if let self, self.following == generation { self.isLive = live }
+      }
     }) {
       apply(state)
     }
   }
+
+  /// Counts calls of `follow`, so that a late connection change of an old one is ignored.
+  @ObservationIgnored private var following = 0
 
   /// Re-reads the state.
   public func refresh() async throws(NavStateError) {

@@ -108,7 +108,9 @@ struct NavStateCommand: ParsableCommand {
     guard maxCoordinators >= 1 else {
       throw ValidationError("--max-coordinators must be at least 1")
     }
-    guard maxBodyBytes >= 1 else { throw ValidationError("--max-body-bytes must be at least 1") }
+    guard maxBodyBytes >= 1, maxBodyBytes <= 1 << 30 else {
+      throw ValidationError("--max-body-bytes must be between 1 and 1073741824")
+    }
     guard maxConnections >= 1 else { throw ValidationError("--max-connections must be at least 1") }
     guard maxConnectionsPerIp >= 0 else {
       throw ValidationError("--max-connections-per-ip must be 0 or more")
@@ -119,8 +121,8 @@ struct NavStateCommand: ParsableCommand {
     }
     guard heartbeat > 0 else { throw ValidationError("--heartbeat must be more than 0") }
     guard eventBuffer >= 1 else { throw ValidationError("--event-buffer must be at least 1") }
-    guard eventBufferBytes >= 1024 else {
-      throw ValidationError("--event-buffer-bytes must be at least 1024")
+    guard eventBufferBytes >= 1024, eventBufferBytes <= 1 << 30 else {
+      throw ValidationError("--event-buffer-bytes must be between 1024 and 1073741824")
     }
     guard (maxSessionsPerIp ?? 1) >= 1 else {
       throw ValidationError("--max-sessions-per-ip must be at least 1")
@@ -165,6 +167,7 @@ struct NavStateCommand: ParsableCommand {
     storeConfiguration.eventBufferBytes = eventBufferBytes
     storeConfiguration.maxSessionsPerClient = maxSessionsPerIp ?? max(1, maxSessions / 10)
     storeConfiguration.maxMemoryBytes = maxMemory * 1024 * 1024
+    storeConfiguration.maxRequestBytes = maxBodyBytes
     let store = SessionStore(
       graphs: graphs, defaultGraph: defaultGraph, configuration: storeConfiguration)
     let service = NavStateService(store: store, logger: logger)

@@ -102,6 +102,11 @@ final class HardeningUnitTests: XCTestCase {
     XCTAssertNil(state.expire(now: 999))
     XCTAssertEqual(state.expire(now: 1000), .awaitingRequest)
     XCTAssertEqual(state.phase, .timedOut)
+    // No request had begun: it is closed without a 408 (which the client would read as the
+    // answer to the request it sends next).
+    XCTAssertFalse(ConnectionState.Phase.awaitingRequest.hasRequest)
+    XCTAssertFalse(ConnectionState.Phase.idle.hasRequest)
+    XCTAssertTrue(ConnectionState.Phase.awaitingHeaders.hasRequest)
     // The worker, arriving late, is told to drop the connection.
     XCTAssertFalse(state.advance(to: .readingBody, deadline: 5000))
 

@@ -167,6 +167,17 @@ struct JSONParserTests {
     #expect(failure("[1,\n")?.column == 1)
   }
 
+  @Test("hostile shapes cost linear work: a hundred thousand zeros, a thousand keys")
+  func hostileShapes() throws {
+    let zeros = String(repeating: "0", count: 100_000)
+    #expect(try parse("0.\(zeros)1") == .double(0))
+    #expect(try parse("0.\(zeros)1").intValue == nil)
+    #expect(try parse("7.\(zeros)") == .int(7))
+    let keys = (0..<1000).map { "\"k\($0)\": \($0)" }.joined(separator: ", ")
+    #expect(try parse("{\(keys)}")["k999"] == 999)
+    #expect(failure("{\(keys), \"k500\": 1}")?.reason == "duplicate key 'k500'")
+  }
+
   @Test("trailing data after the value is refused")
   func trailingData() {
     #expect(failure("[] []")?.reason == "unexpected data after the value")

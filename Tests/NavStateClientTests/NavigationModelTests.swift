@@ -78,6 +78,22 @@ struct NavigationModelTests {
     #expect(model.modals.isEmpty && model.stack.count == 1)
   }
 
+  @Test("tabs: the selected tab is a binding; each tab keeps its own stack")
+  func tabs() async throws {
+    let live = try LiveServer()
+    defer { live.server.stop() }
+    let (session, state) = try await live.create(root: "tabs")
+    let model = NavigationModel(session: session, state: state)
+    #expect(model.selectedTab == "home" && model.allowed.tabs == ["home", "search", "profile"])
+    try await model.push("detail", params: ["id": 1])
+    #expect(model.root?.route == "home" && model.stack.count == 1)
+    model.selectedTab = "search"
+    #expect(await eventually { model.selectedTab == "search" })
+    #expect(model.root?.route == "search" && model.stack.isEmpty)
+    try await model.selectTab("home")
+    #expect(model.stack.map(\.route) == ["detail"])
+  }
+
   @Test("two models on one session stay in step through the stream")
   func twoModelsInStep() async throws {
     let live = try LiveServer()

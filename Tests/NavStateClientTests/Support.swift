@@ -68,7 +68,11 @@ struct LiveServer {
   let transport = TestTransport()
 
   init(_ arguments: [String] = []) throws {
-    server = try ServerProcess(arguments)
+    // A generous request deadline: these tests share the process's two cooperative threads with
+    // the integration tests, whose blocking sockets can hold them for seconds, and
+    // AsyncHTTPClient writes request bodies from that pool. The server's 408 for a stalled body
+    // is right; a test that stalled through no fault of the code under test is not a finding.
+    server = try ServerProcess(["--header-timeout", "120"] + arguments)
   }
 
   func create(

@@ -75,6 +75,21 @@ struct EventStreamTests {
     #expect(catchUp.json["lastSeq"] == 1)
   }
 
+  @Test("a stream opens whatever the size of its first message (a large reset)")
+  func largeReset() throws {
+    let server = try ServerProcess(["--max-body-bytes", "400000"])
+    defer { server.stop() }
+    let session = try TestSession(server.client, body: ["root": ["route": "scene1"]])
+    let text = String(repeating: "x", count: 150_000)
+    _ = try session.call("push", ["route": "scene2", "params": ["text": .string(text)]])
+    // The reset holds the text twice (tree and path): about 300 KB, over a stream's 256 KiB.
+    let stream = try EventStreamClient(
+      port: server.port, path: "\(session.path)/events/stream", token: session.token)
+    let reset = try #require(stream.next(timeout: 10))
+    #expect(reset.type == "reset")
+    #expect(reset.data.count > 300_000)
+  }
+
   @Test("Last-Event-ID resumes after it; too old an id gets one reset with the state")
   func resume() throws {
     let server = try ServerProcess(["--event-buffer", "4"])
