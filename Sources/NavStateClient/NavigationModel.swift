@@ -226,4 +226,37 @@ public final class NavigationModel {
   public func deepLink(_ url: String) async throws(NavStateError) {
     try await run { () throws(NavStateError) in try await session.deepLink(url) }
   }
+
+  public func pop(to coordinator: CoordinatorID, result: JSONResult? = nil)
+    async throws(NavStateError)
+  {
+    try await run { () throws(NavStateError) in
+      try await session.pop(to: coordinator, result: result)
+    }
+  }
+
+  public func dismiss(_ coordinator: CoordinatorID, result: JSONResult? = nil)
+    async throws(NavStateError)
+  {
+    try await run { () throws(NavStateError) in
+      try await session.dismiss(coordinator, result: result)
+    }
+  }
+
+  public func dismissAll(result: JSONResult? = nil) async throws(NavStateError) {
+    try await run { () throws(NavStateError) in try await session.dismissAll(result: result) }
+  }
+
+  public func setPath(_ entries: [PathEntry]) async throws(NavStateError) {
+    try await run { () throws(NavStateError) in try await session.setPath(entries) }
+  }
+
+  public func batch(_ operations: [BatchOperation]) async throws(NavStateError) {
+    try await run { () throws(NavStateError) in try await session.batch(operations) }
+  }
+
+  /// The presenter of `coordinator` went away.
+  public func tearDown(_ coordinator: CoordinatorID) async throws(NavStateError) {
+    try await run { () throws(NavStateError) in try await session.tearDown(coordinator) }
+  }
 }

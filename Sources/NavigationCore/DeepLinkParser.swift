@@ -93,7 +93,9 @@ public struct DeepLinkParser: Sendable {
     return nil
   }
 
-  /// Each query item fills the param of that name on the last route that declares it.
+  /// Each query item sets the param of that name of the route it follows, the link's last
+  /// (a tab route included: `/tabs/search?query=x`); items that route does not declare are
+  /// ignored, as links carry tracking items of their own.
   private func applyQuery(_ query: Substring?, to entries: inout [PathEntry], routes: [Route])
     throws(NavigationError)
   {
@@ -105,9 +107,9 @@ public struct DeepLinkParser: Sendable {
       else {
         throw NavigationError(.invalidURL, "query item \(quoted(item)) has a broken %-escape")
       }
-      guard let index = routes.lastIndex(where: { $0.paramSpecs[name] != nil }),
-        let spec = routes[index].paramSpecs[name]
-      else { continue }
+      guard let index = routes.indices.last, let spec = routes[index].paramSpecs[name] else {
+        continue
+      }
       guard let value = spec.type.convert(text: text) else {
         throw NavigationError(
           .invalidParams,

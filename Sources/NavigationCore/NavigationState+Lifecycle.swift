@@ -2,9 +2,11 @@
 extension NavigationState {
   /// Starts `route` under `parent`; a tab container starts its tabs too, the first one selected.
   @discardableResult
+  /// - Parameter tab: a tab of `route` (a container) to start with these params instead of its
+  ///   defaults, so that a path asking for it does not start it twice in one operation.
   mutating func start(
     _ route: Route, params: Params, as presentation: Presentation, under parent: CoordinatorID?,
-    into pending: inout PendingEvents
+    tab: (route: String, params: Params)? = nil, into pending: inout PendingEvents
   ) -> CoordinatorID {
     lastIssuedID += 1
     let id = CoordinatorID(lastIssuedID)
@@ -19,8 +21,11 @@ extension NavigationState {
     pending.happened(
       .started(id, route: route.name, params: params, presentation: presentation, parent: parent))
     for tabName in route.tabs ?? [] {
-      guard let tab = graph.route(named: tabName) else { continue }
-      start(tab, params: defaultParams(for: tab), as: .tab, under: id, into: &pending)
+      guard let tabRoute = graph.route(named: tabName) else { continue }
+      let tabParams = tab?.route == tabName ? tab?.params : nil
+      start(
+        tabRoute, params: tabParams ?? defaultParams(for: tabRoute), as: .tab, under: id,
+        into: &pending)
     }
     return id
   }

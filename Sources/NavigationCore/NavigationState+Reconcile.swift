@@ -47,10 +47,6 @@ extension NavigationState {
             .invalidPath,
             "entry \(position): '\(route.name)' is not a tab of '\(previous.route.name)'")
         }
-        guard params == defaultParams(for: route) else {
-          throw NavigationError(
-            .invalidPath, "entry \(position): tab '\(route.name)' always has its default params")
-        }
       case .push, .sheet, .fullScreenCover:
         try checkShowable(route, as: entry.presentation, from: previous.route.name)
       }
@@ -67,14 +63,23 @@ extension NavigationState {
 
   private mutating func reconcile(_ entries: [ResolvedEntry], into pending: inout PendingEvents) {
     guard let first = entries.first else { return }
+    // The tab asked for right after `position`, to start a new container with it in place.
+    func tab(after position: Int) -> (route: String, params: Params)? {
+      guard position + 1 < entries.count, entries[position + 1].presentation == .tab else {
+        return nil
+      }
+      return (entries[position + 1].route.name, entries[position + 1].params)
+    }
     var cursor: CoordinatorID
     if let root = rootID, shows(root, first) {
       cursor = root
     } else {
       if let root = rootID { stop(root, reason: .reset, into: &pending) }
-      cursor = start(first.route, params: first.params, as: .root, under: nil, into: &pending)
+      cursor = start(
+        first.route, params: first.params, as: .root, under: nil, tab: tab(after: 0),
+        into: &pending)
     }
-    for entry in entries.dropFirst() {
+    for (position, entry) in entries.enumerated().dropFirst() {
       guard let node = coordinators[cursor] else { return }
       if entry.presentation == .tab {
         let tabs = tabChildren(of: node)
@@ -82,11 +87,20 @@ extension NavigationState {
         else { return }
         // A pushed or modal child of the container hides its tabs.
         clearPushAndModal(of: cursor, into: &pending)
+        var tab = tabs[index]
+        if coordinators[tab]?.params != entry.params {
+          // Asked for with other params than it has: the tab starts afresh with them, in its
+          // place among its container's tabs.
+          stop(tab, reason: .reset, into: &pending)
+          tab = start(entry.route, params: entry.params, as: .tab, under: cursor, into: &pending)
+          coordinators[cursor]?.children.removeAll { $0 == tab }
+          coordinators[cursor]?.children.insert(tab, at: index)
+        }
         if node.selectedTab != index {
           coordinators[cursor]?.selectedTab = index
           pending.happened(.tabSelected(container: cursor, tab: index, route: entry.route.name))
         }
-        cursor = tabs[index]
+        cursor = tab
         continue
       }
       if let visible = visibleChild(of: cursor), coordinators[visible]?.presentation != .tab {
@@ -103,7 +117,8 @@ extension NavigationState {
         if let occupant { stop(occupant, reason: .reset, into: &pending) }
       }
       cursor = start(
-        entry.route, params: entry.params, as: entry.presentation, under: cursor, into: &pending)
+        entry.route, params: entry.params, as: entry.presentation, under: cursor,
+        tab: tab(after: position), into: &pending)
     }
     // Nothing may show past the last entry; a tab container at the end shows its selected tab.
     while true {

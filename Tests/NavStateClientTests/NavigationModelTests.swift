@@ -76,6 +76,22 @@ struct NavigationModelTests {
     #expect(model.modals.count == 1)
     try await model.dismiss()
     #expect(model.modals.isEmpty && model.stack.count == 1)
+    // The rest of the operations, each through the model.
+    try await model.present("settings")
+    try await model.present("signup", style: .fullScreenCover)
+    try await model.dismissAll()
+    #expect(model.modals.isEmpty)
+    try await model.setPath([PathEntry("master"), PathEntry("detail", params: ["id": 1])])
+    try await model.batch([.push("detail", params: ["id": 2]), .push("detail", params: ["id": 3])])
+    #expect(model.stack.count == 3)
+    try await model.pop(to: model.stack[0].id)
+    #expect(model.stack.count == 1)
+    try await model.replace("detail", params: ["id": 8])
+    #expect(model.stack.last?.params["id"] == .int(8))
+    try await model.tearDown(model.stack[0].id)
+    #expect(model.stack.isEmpty)
+    try await model.deepLink("myapp://tabs/search?query=shoes")
+    #expect(model.selectedTab == "search" && model.root?.params["query"] == .string("shoes"))
   }
 
   @Test("tabs: the selected tab is a binding; each tab keeps its own stack")

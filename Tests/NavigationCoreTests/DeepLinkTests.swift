@@ -66,7 +66,7 @@ struct DeepLinkTests {
     #expect(refusal("https://example.com?id=1") == .noRouteForURL)
   }
 
-  @Test("query items fill params of the last route that declares them; others are ignored")
+  @Test("query items set params of the route they follow (the last); others are ignored")
   func query() throws {
     #expect(
       try read("/master/detail/1/detail/2?id=3") == [
@@ -179,6 +179,34 @@ struct DeepLinkTests {
         "started c8 profile tab under c5", "tab c5 2 profile",
       ])
     #expect(session.routes == ["tabs", "profile"])
+  }
+
+  @Test("a tab route's query sets that tab's params: the tab starts afresh with them, in place")
+  func tabQuery() throws {
+    #expect(try read("/tabs/search?query=x") == ["tabs root", "search tab query=\"x\""])
+    var session = try Session(root: "tabs")  // c1 tabs; c2 home, c3 search, c4 profile
+    #expect(
+      try session.events(.deepLink("/tabs/search?query=x")) == [
+        "stopped c3 search reset", "started c5 search tab under c1", "tab c1 1 search",
+      ])
+    #expect(session.routes == ["tabs", "search"])
+    #expect(session.state[CoordinatorID(5)]?.params == ["query": .string("x")])
+    // The tabs keep their order in the container.
+    #expect(session.state[CoordinatorID(1)]?.children == [2, 5, 4].map(CoordinatorID.init))
+    // The same link again changes nothing; without the query the tab gets its default back.
+    #expect(try session.apply(.deepLink("/tabs/search?query=x")).isEmpty)
+    #expect(
+      try session.events(.deepLink("/tabs/search")) == [
+        "stopped c5 search reset", "started c6 search tab under c1",
+      ])
+    // A container started by the link starts its tab with the link's params at once.
+    var fresh = try Session()
+    #expect(
+      try fresh.events(.deepLink("/tabs/search?query=y")) == [
+        "stopped c1 master reset", "started c2 tabs root under -", "started c3 home tab under c2",
+        "started c4 search tab under c2", "started c5 profile tab under c2", "tab c2 1 search",
+      ])
+    #expect(fresh.state[CoordinatorID(4)]?.params == ["query": .string("y")])
   }
 
   @Test("a deep link that cannot be applied changes nothing")

@@ -478,6 +478,13 @@ struct DismissTests {
       try session.events(.dismiss(.coordinator(c(6)), result: false)) == [
         "stopped c6 settings dismiss", "resumed c1 false",
       ])
+    // Dismissing a modal under another one: the coordinator that becomes active is resumed.
+    var stacked = try stackedSheets()
+    #expect(
+      try stacked.events(.dismiss(.coordinator(c(2)), result: "x")) == [
+        "stopped c4 settings dismiss", "stopped c3 detail dismiss", "stopped c2 settings dismiss",
+        #"resumed c1 "x""#,
+      ])
   }
 }
 

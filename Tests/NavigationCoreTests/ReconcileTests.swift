@@ -162,13 +162,11 @@ struct ReconcileTests {
     session.refuse(.setPath([entry("settings", .root)]), .notARootRoute)
     session.refuse(.setPath([entry("home", .root)]), .notARootRoute)
     session.refuse(.setPath([entry("master", .root), entry("master", .root)]), .invalidPath)
-    // Tabs: only of the container before them, with their default params.
+    // Tabs: only of the container before them.
     session.refuse(.setPath([entry("master", .root), entry("home", .tab)]), .invalidPath)
     session.refuse(.setPath([entry("login", .root), entry("home", .tab)]), .invalidPath)
     session.refuse(
       .setPath([entry("tabs", .root), entry("home", .tab), entry("search", .tab)]), .invalidPath)
-    session.refuse(
-      .setPath([entry("tabs", .root), entry("search", ["query": "x"], .tab)]), .invalidPath)
     // The rules of push and present.
     session.refuse(.setPath([entry("master", .root), entry("login", .push)]), .routeNotAllowed)
     session.refuse(
