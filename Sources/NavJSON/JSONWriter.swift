@@ -78,6 +78,12 @@ public struct JSONWriter: Sendable {
     bytes.append(contentsOf: "null".utf8)
   }
 
+  /// Members of the open object that are already encoded (`"a":1,"b":2`), written as they are.
+  public mutating func members(_ encoded: [UInt8]) {
+    separate()
+    bytes.append(contentsOf: encoded)
+  }
+
   /// Bytes that are already one JSON value.
   public mutating func raw(_ encoded: [UInt8]) {
     separate()

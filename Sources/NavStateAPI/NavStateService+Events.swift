@@ -52,7 +52,7 @@ extension NavStateService {
         writer.beginArray()
         writer.endArray()
         writer.key("reset")
-        record.writeState(of: data, into: &writer)
+        record.writeState(of: &data, into: &writer)
       }
       writer.key("lastSeq")
       writer.int(data.navigation.lastSeq)
@@ -74,7 +74,7 @@ extension NavStateService {
         }
       } else {
         var writer = JSONWriter(capacity: 1024)
-        record.writeState(of: data, into: &writer)
+        record.writeState(of: &data, into: &writer)
         initial += EventStreamFraming.event(id: lastSeq, type: "reset", json: writer.bytes)
       }
       return initial

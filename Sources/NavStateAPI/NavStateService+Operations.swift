@@ -62,12 +62,13 @@ extension NavStateService {
           }
         }
         data.updatedAt = .now()
-        store.reaccount(&data)
         store.delivered(data.deliver(entries))
       }
       writer.beginObject()
       writer.key("session")
-      record.writeState(of: data, into: &writer)
+      record.writeState(of: &data, into: &writer)
+      // After the state is written: its encoding is kept with the session, and counted.
+      if !events.isEmpty { store.reaccount(&data) }
       writer.key("events")
       writer.beginArray()
       for event in events { StateJSON.writeEvent(event, into: &writer) }

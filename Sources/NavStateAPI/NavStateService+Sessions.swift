@@ -35,7 +35,8 @@ extension NavStateService {
     let version = record.data.withLock { data in
       writer.beginObject()
       writer.key("session")
-      record.writeState(of: data, into: &writer)
+      record.writeState(of: &data, into: &writer)
+      if !data.ended { store.reaccount(&data) }
       writer.key("token")
       writer.string(token)
       writer.endObject()
@@ -54,7 +55,7 @@ extension NavStateService {
     var writer = JSONWriter(capacity: 1024)
     let version = try record.data.withLock { (data) throws(APIProblem) -> Int in
       try Self.touch(&data, store: store)
-      record.writeState(of: data, into: &writer)
+      record.writeState(of: &data, into: &writer)
       return data.navigation.version
     }
     var response = Self.json(200, writer.bytes)

@@ -20,6 +20,9 @@ final class SessionRecord: Sendable {
     var subscribers: [EventSubscriber] = []
     /// What this session is counted for in the memory budget.
     var accountedBytes = 0
+    /// The state's members that depend on the version alone, encoded for `cachedVersion`.
+    var cachedTail: [UInt8] = []
+    var cachedVersion = -1
   }
 
   let id: String
@@ -41,8 +44,15 @@ final class SessionRecord: Sendable {
     SessionTimes(createdAt: createdAt, updatedAt: data.updatedAt, expiresAt: data.expiresAt)
   }
 
-  func writeState(of data: Data, into writer: inout JSONWriter) {
-    StateJSON.writeState(data.navigation, id: id, times: times(of: data), into: &writer)
+  /// The state as JSON; its version-dependent part is encoded once per version and kept.
+  func writeState(of data: inout Data, into writer: inout JSONWriter) {
+    if data.cachedVersion != data.navigation.version {
+      data.cachedTail = StateJSON.encodeTail(of: data.navigation)
+      data.cachedVersion = data.navigation.version
+    }
+    StateJSON.writeState(
+      id: id, state: data.navigation, times: times(of: data), tail: data.cachedTail,
+      into: &writer)
   }
 }
 

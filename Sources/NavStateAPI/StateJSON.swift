@@ -20,6 +20,14 @@ public enum StateJSON {
   public static func writeState(
     _ state: NavigationState, id: String, times: SessionTimes, into writer: inout JSONWriter
   ) {
+    writeState(id: id, state: state, times: times, tail: encodeTail(of: state), into: &writer)
+  }
+
+  /// The state with its tail already encoded (see ``encodeTail(of:)``).
+  static func writeState(
+    id: String, state: NavigationState, times: SessionTimes, tail: [UInt8],
+    into writer: inout JSONWriter
+  ) {
     writer.beginObject()
     writer.key("id")
     writer.string(id)
@@ -33,6 +41,15 @@ public enum StateJSON {
     times.updatedAt.withRFC3339 { writer.plainString($0) }
     writer.key("expiresAt")
     times.expiresAt.withRFC3339 { writer.plainString($0) }
+    writer.members(tail)
+    writer.endObject()
+  }
+
+  /// `"active":…,"root":…,"path":…,"allowed":…`: the members that depend on the version alone,
+  /// so that a session encodes them once per version (the times change on every read).
+  static func encodeTail(of state: NavigationState) -> [UInt8] {
+    var writer = JSONWriter(capacity: 1024)
+    writer.beginObject()
     writer.key("active")
     if let active = state.activeID { writeID(active, into: &writer) } else { writer.null() }
     writer.key("root")
@@ -49,6 +66,8 @@ public enum StateJSON {
     writer.key("allowed")
     writeAffordances(state.allowed, into: &writer)
     writer.endObject()
+    // Without the braces: members to splice into the state object.
+    return Array(writer.bytes.dropFirst().dropLast())
   }
 
   /// `{push, sheet, fullScreenCover, replace, tabs, pop, back, dismiss, teardown}`
