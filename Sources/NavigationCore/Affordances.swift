@@ -24,20 +24,31 @@ public struct Affordances: Sendable, Equatable {
 }
 
 extension NavigationState {
-  /// Derived from the same predicates the operations check, so the two cannot disagree.
+  /// Derived from the same predicates the operations check, so the two cannot disagree. Every
+  /// state answer computes it once per version, so what does not depend on the route is
+  /// looked up once, outside the loop over the graph's routes.
   public var allowed: Affordances {
     var allowed = Affordances()
-    guard let activeID, let active = coordinators[activeID] else { return allowed }
+    guard let activeID, let active = coordinators[activeID],
+      let activeRoute = graph.route(named: active.route)
+    else { return allowed }
+    let parentRoute = active.parent.flatMap { coordinators[$0] }.flatMap {
+      graph.route(named: $0.route)
+    }
+    let replacedSize = active.presentation == .tab ? nil : subtreeSize(activeID)
     for route in graph.routes {
-      let fits = fitsLimit(adding: route.coordinatorCost, removing: 0)
-      if fits, isShowable(route, as: .push, from: active.route) { allowed.push.append(route.name) }
-      if fits, isShowable(route, as: .sheet, from: active.route) {
-        allowed.sheet.append(route.name)
+      if fitsLimit(adding: route.coordinatorCost, removing: 0) {
+        if isShowable(route, as: .push, from: activeRoute) { allowed.push.append(route.name) }
+        if isShowable(route, as: .sheet, from: activeRoute) { allowed.sheet.append(route.name) }
+        if isShowable(route, as: .fullScreenCover, from: activeRoute) {
+          allowed.fullScreenCover.append(route.name)
+        }
       }
-      if fits, isShowable(route, as: .fullScreenCover, from: active.route) {
-        allowed.fullScreenCover.append(route.name)
+      if let replacedSize,
+        mayReplace(active, of: replacedSize, under: parentRoute, with: route)
+      {
+        allowed.replace.append(route.name)
       }
-      if mayReplaceActive(with: route, active: active) { allowed.replace.append(route.name) }
     }
     if let container = visiblePath.last(where: { coordinators[$0]?.selectedTab != nil }),
       let node = coordinators[container]
@@ -55,14 +66,13 @@ extension NavigationState {
     return allowed
   }
 
-  /// The rule of `replace`, as a question.
-  func mayReplaceActive(with route: Route, active: Coordinator) -> Bool {
-    guard active.presentation != .tab,
-      fitsLimit(adding: route.coordinatorCost, removing: subtreeSize(active.id))
-    else { return false }
-    guard let parentID = active.parent, let parent = coordinators[parentID] else {
-      return graph.mayBeRoot(route)
-    }
-    return isShowable(route, as: active.presentation, from: parent.route)
+  /// The rule of `replace` (not for a tab), as a question: `active`, whose subtree holds
+  /// `size` coordinators, under a parent showing `parentRoute` (nil: it is the root).
+  func mayReplace(_ active: Coordinator, of size: Int, under parentRoute: Route?, with route: Route)
+    -> Bool
+  {
+    guard fitsLimit(adding: route.coordinatorCost, removing: size) else { return false }
+    guard let parentRoute else { return graph.mayBeRoot(route) }
+    return isShowable(route, as: active.presentation, from: parentRoute)
   }
 }

@@ -54,8 +54,13 @@ extension NavigationState {
 
   /// Whether `route` may be shown with `presentation` from a coordinator showing `parentRoute`.
   func isShowable(_ route: Route, as presentation: Presentation, from parentRoute: String) -> Bool {
-    route.presentations.contains(presentation)
-      && graph.route(named: parentRoute)?.allowsNext(route.name) == true
+    guard let parent = graph.route(named: parentRoute) else { return false }
+    return isShowable(route, as: presentation, from: parent)
+  }
+
+  /// The same rule, with the parent's route already at hand.
+  func isShowable(_ route: Route, as presentation: Presentation, from parent: Route) -> Bool {
+    route.presentations.contains(presentation) && parent.allowsNext(route.name)
   }
 
   /// Checks that `route` may be shown with `presentation` from a coordinator showing `parentRoute`.
