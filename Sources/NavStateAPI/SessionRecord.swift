@@ -88,9 +88,4 @@ extension SessionRecord.Data {
     return deliveries
   }
 
-  /// Ends every stream after what was already sent (the session is over).
-  mutating func finishStreams() {
-    for subscriber in subscribers { subscriber.stream.finish() }
-    subscribers.removeAll()
-  }
 }

@@ -200,25 +200,29 @@ public final class SessionStore: Sendable {
     _ record: SessionRecord, reason: SessionEndReason,
     if condition: (SessionRecord.Data) throws(APIProblem) -> Bool = { _ in true }
   ) throws(APIProblem) -> [NavigationEvent] {
-    let events = try record.data.withLock { (data) throws(APIProblem) -> [NavigationEvent]? in
+    let ended = try record.data.withLock {
+      (data) throws(APIProblem) -> (events: [NavigationEvent], streams: [HTTPStream])? in
       guard !data.ended, try condition(data) else { return nil }
       let removed = shard(for: record.id).sessions.withLock { $0.removeValue(forKey: record.id) }
       guard removed != nil else { return nil }
       data.ended = true
       let events = data.navigation.end(reason: reason)
       delivered(data.record(events))
-      // The streams end after `session.ended`: there is nothing more to follow.
-      data.finishStreams()
       memory.add(-data.accountedBytes)
       data.accountedBytes = 0
-      return events
+      let streams = data.subscribers.map(\.stream)
+      data.subscribers.removeAll()
+      return (events, streams)
     }
-    guard let events else { return [] }
+    guard let ended else { return [] }
     sessionCount.wrappingSubtract(1, ordering: .relaxed)
     releasePlace(of: record.client)
-    account(events)
+    account(ended.events)
     if reason == .expired { expiredCount.wrappingAdd(1, ordering: .relaxed) }
-    return events
+    // The streams end last, after `session.ended` and after the counts: a client that sees its
+    // stream end and then reads /metrics finds the session gone from them.
+    for stream in ended.streams { stream.finish() }
+    return ended.events
   }
 
   /// Ends every session idle past its expiry time.
