@@ -72,11 +72,6 @@ public final class HTTPServer: Sendable {
     context.streams.count
   }
 
-  /// Connections open now.
-  public var openConnectionCount: Int {
-    context.connections.count
-  }
-
   /// Requests whose headers have arrived and whose response is not complete yet.
   public var inFlightRequestCount: Int {
     context.inFlight.load(ordering: .acquiring)
