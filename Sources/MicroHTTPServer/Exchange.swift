@@ -63,7 +63,7 @@ struct Exchange {
       method: .init(offset: 0, length: request.method.utf8.count),
       target: .init(
         offset: Int(bitPattern: request.targetAddress &- start), length: request.targetLength),
-      targetBytes: request.target.utf8,
+      targetText: request.target,
       version: .init(
         offset: Int(bitPattern: UInt(bitPattern: version) &- start), length: versionLength),
       fields: request.fields)
@@ -72,7 +72,7 @@ struct Exchange {
         status: 400, code: "malformed_request", title: "Bad Request",
         detail: "Malformed request: \(problem).")
     }
-    request.fields = []
+    request.fields.removeAll(keepingCapacity: true)
     let isHTTP11 = versionLength == 8 && strcmp(version, "HTTP/1.1") == 0
     if request.hostCount > 1 || (isHTTP11 && request.hostCount == 0) {
       return .problem(
@@ -80,7 +80,9 @@ struct Exchange {
         detail: "An HTTP/1.1 request must carry exactly one Host field.")
     }
     if !context.allowedHosts.isEmpty {
-      let host = HostName.normalized(request.headers["host"] ?? "")
+      let value = UnsafeRawBufferPointer(
+        rebasing: block[request.host.offset..<(request.host.offset + request.host.length)])
+      let host = HostName.normalized(String(decoding: value, as: UTF8.self))
       if !context.allowedHosts.contains(host) {
         return .problem(
           status: 421, code: "misdirected_request", title: "Misdirected Request",
@@ -128,11 +130,11 @@ struct Exchange {
     }
     let body = request.body
     request.body = []
+    let received = ReceivedHeaders(connection: connection)
     let httpRequest = HTTPRequest(
-      method: request.method, target: request.target, headers: request.headers, body: body,
-      remoteAddress: PeerAddress.string(cmhd_client_address(connection)))
-    request.headers = HTTPHeaders()
+      method: request.method, target: request.target, received: received, body: body)
     let response = context.handler.handle(httpRequest)
+    received.close()
     return send(response, close: false)
   }
 
@@ -152,7 +154,8 @@ struct Exchange {
 }
 
 /// MHD_KeyValueIteratorN over the request headers, in the order received. `cls` is the
-/// RequestState (unretained: the caller holds it).
+/// RequestState (unretained: the caller holds it). Records where each field lies for the audit
+/// and picks out the fields the server itself reads; nothing else is copied.
 private func mhdAddRequestHeader(
   _ cls: UnsafeMutableRawPointer?, _ kind: MHD_ValueKind, _ key: UnsafePointer<CChar>?,
   _ keySize: Int, _ value: UnsafePointer<CChar>?, _ valueSize: Int
@@ -160,27 +163,39 @@ private func mhdAddRequestHeader(
   guard let cls, let key else { return .YES }
   let request = Unmanaged<RequestState>.fromOpaque(cls).takeUnretainedValue()
   let start = request.blockStart
-  request.fields.append(
-    HeaderBlockAudit.Field(
-      name: .init(offset: Int(bitPattern: UInt(bitPattern: key) &- start), length: keySize),
-      value: .init(
-        offset: Int(bitPattern: UInt(bitPattern: value) &- start),
-        length: value == nil ? 0 : valueSize)))
-  let name = decodeUTF8(key, keySize)
-  let text = value.map { decodeUTF8($0, valueSize) } ?? ""
-  request.headers.add(name, text)
-  if name.equalsIgnoringASCIICase("Host") {
+  let field = HeaderBlockAudit.Field(
+    name: .init(offset: Int(bitPattern: UInt(bitPattern: key) &- start), length: keySize),
+    value: .init(
+      offset: Int(bitPattern: UInt(bitPattern: value) &- start),
+      length: value == nil ? 0 : valueSize))
+  request.fields.append(field)
+  let name = UnsafeRawBufferPointer(start: key, count: keySize)
+  if name.equalsIgnoringASCIICase("host") {
     request.hostCount += 1
-  } else if name.equalsIgnoringASCIICase("Content-Length") {
-    request.contentLengths.append(text)
-  } else if name.equalsIgnoringASCIICase("Transfer-Encoding") {
-    request.transferEncodings.append(text)
+    if request.hostCount == 1 { request.host = field.value }
+  } else if name.equalsIgnoringASCIICase("content-length") {
+    request.contentLengths.append(decodeUTF8(value, valueSize))
+  } else if name.equalsIgnoringASCIICase("transfer-encoding") {
+    request.transferEncodings.append(decodeUTF8(value, valueSize))
   }
   return .YES
 }
 
-private func decodeUTF8(_ pointer: UnsafePointer<CChar>, _ count: Int) -> String {
-  pointer.withMemoryRebound(to: UInt8.self, capacity: count) {
+private func decodeUTF8(_ pointer: UnsafePointer<CChar>?, _ count: Int) -> String {
+  guard let pointer else { return "" }
+  return pointer.withMemoryRebound(to: UInt8.self, capacity: count) {
     String(decoding: UnsafeBufferPointer(start: $0, count: count), as: UTF8.self)
+  }
+}
+
+extension UnsafeRawBufferPointer {
+  /// Whether these bytes spell `lowercase` (which must be lower-case ASCII), ignoring ASCII case.
+  func equalsIgnoringASCIICase(_ lowercase: StaticString) -> Bool {
+    guard count == lowercase.utf8CodeUnitCount else { return false }
+    let expected = lowercase.utf8Start
+    for index in 0..<count where self[index].asciiLowercased != expected[index] {
+      return false
+    }
+    return true
   }
 }

@@ -1,15 +1,31 @@
 /// An ordered list of header fields. Lookup by name ignores ASCII case; order and repeated fields
 /// are kept as received (or as added).
+///
+/// A request's headers are not copied out of libmicrohttpd up front: they are looked up in its
+/// buffer when asked for, which most handlers do for one or two fields. That works only while
+/// the handler runs; afterwards such headers read as empty.
 public struct HTTPHeaders: Sendable {
-  public private(set) var pairs: [(String, String)]
+  private var stored: [(String, String)]
+  /// Set for a request's headers until one is added or replaced here.
+  private var received: ReceivedHeaders?
 
   public init(_ pairs: [(String, String)] = []) {
-    self.pairs = pairs
+    self.stored = pairs
+    self.received = nil
   }
+
+  init(received: ReceivedHeaders) {
+    self.stored = []
+    self.received = received
+  }
+
+  /// Every field in order.
+  public var pairs: [(String, String)] { received?.all() ?? stored }
 
   /// The first value of the field `name`, compared without regard to ASCII case.
   public subscript(name: String) -> String? {
-    for (key, value) in pairs where key.equalsIgnoringASCIICase(name) {
+    if let received { return received.first(name) }
+    for (key, value) in stored where key.equalsIgnoringASCIICase(name) {
       return value
     }
     return nil
@@ -22,18 +38,26 @@ public struct HTTPHeaders: Sendable {
 
   /// Appends a field; an existing field of the same name is kept.
   public mutating func add(_ name: String, _ value: String) {
-    pairs.append((name, value))
+    materialize()
+    stored.append((name, value))
   }
 
   /// Removes every field named `name`, then appends `name: value`.
   public mutating func replace(_ name: String, _ value: String) {
-    pairs.removeAll { $0.0.equalsIgnoringASCIICase(name) }
-    pairs.append((name, value))
+    materialize()
+    stored.removeAll { $0.0.equalsIgnoringASCIICase(name) }
+    stored.append((name, value))
   }
 
   public var isEmpty: Bool { pairs.isEmpty }
 
   public var count: Int { pairs.count }
+
+  private mutating func materialize() {
+    guard let received else { return }
+    stored = received.all()
+    self.received = nil
+  }
 }
 
 extension String {

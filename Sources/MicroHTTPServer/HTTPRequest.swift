@@ -8,8 +8,13 @@ public struct HTTPRequest: Sendable {
   public var query: String?
   public var headers: HTTPHeaders
   public var body: [UInt8]
-  /// The peer's IP address, e.g. "127.0.0.1" or "::1".
-  public var remoteAddress: String
+  /// The peer's IP address, e.g. "127.0.0.1" or "::1" (formatted only when read).
+  public var remoteAddress: String {
+    get { address ?? received?.peerAddress ?? "" }
+    set { address = newValue }
+  }
+  private var address: String?
+  private var received: ReceivedHeaders?
 
   public init(
     method: String, path: String, query: String? = nil, headers: HTTPHeaders = .init(),
@@ -20,17 +25,19 @@ public struct HTTPRequest: Sendable {
     self.query = query
     self.headers = headers
     self.body = body
-    self.remoteAddress = remoteAddress
+    self.address = remoteAddress
+    self.received = nil
   }
 
-  /// Splits a request target ("/a/b?x=1") into its path and raw query.
-  init(
-    method: String, target: String, headers: HTTPHeaders, body: [UInt8], remoteAddress: String
-  ) {
-    let (path, query) = Self.split(target: target)
-    self.init(
-      method: method, path: path, query: query, headers: headers, body: body,
-      remoteAddress: remoteAddress)
+  /// A received request: the target ("/a/b?x=1") split into path and raw query, the headers and
+  /// the peer's address read from the connection on demand.
+  init(method: String, target: String, received: ReceivedHeaders, body: [UInt8]) {
+    (self.path, self.query) = Self.split(target: target)
+    self.method = method
+    self.headers = HTTPHeaders(received: received)
+    self.body = body
+    self.address = nil
+    self.received = received
   }
 
   static func split(target: String) -> (path: String, query: String?) {

@@ -27,12 +27,12 @@ enum HeaderBlockAudit {
   ///
   /// - block: from the first byte of the method to the end of the empty line after the fields.
   /// - method, target, version: the request line's parts (`target` as received, query included).
-  /// - targetBytes: the target as it was before MHD split its query in place, which it does by
+  /// - targetText: the target as it was before MHD split its query in place, which it does by
   ///   writing NULs into the block (so the target's own bytes are checked here, not the block's).
   /// - fields: the header fields in the order received.
   static func problem(
     in block: UnsafeRawBufferPointer, method: Span, target: Span,
-    targetBytes: some Collection<UInt8>, version: Span, fields: [Field]
+    targetText: String, version: Span, fields: [Field]
   ) -> String? {
     func byte(_ offset: Int) -> UInt8? {
       offset >= 0 && offset < block.count ? block[offset] : nil
@@ -48,7 +48,11 @@ enum HeaderBlockAudit {
     guard target.offset == method.length + 1, byte(method.length) == 0 else {
       return "the method must be followed by exactly one space"
     }
-    guard targetBytes.count == target.length, targetBytes.allSatisfy(isTargetByte) else {
+    var targetText = targetText
+    let targetIsClean = targetText.withUTF8 { bytes in
+      bytes.count == target.length && bytes.allSatisfy(isTargetByte)
+    }
+    guard targetIsClean else {
       return "the request target contains a space or a control byte"
     }
     guard version.offset == target.offset + target.length + 1, byte(version.offset - 1) == 0

@@ -15,7 +15,6 @@ final class RequestState {
   /// Counted in the server's in-flight requests (undone when completed).
   var counted = false
   var method = ""
-  var headers = HTTPHeaders()
   var body: [UInt8] = []
   /// The body passed `maxBodyBytes`: what follows is discarded and the answer is 413.
   var tooLarge = false
@@ -30,6 +29,8 @@ final class RequestState {
   var blockStart: UInt = 0
   var fields: [HeaderBlockAudit.Field] = []
   var hostCount = 0
+  /// Where the (first) Host field's value lies in the block.
+  var host = HeaderBlockAudit.Span(offset: 0, length: 0)
 
   init(
     target: String, connection: ConnectionState? = nil, targetAddress: UInt = 0,

@@ -1,8 +1,8 @@
 /// A routing table from method and path pattern to handler, itself an ``HTTPHandler``.
 ///
 /// Patterns are paths whose segments are literals or `{name}` parameters:
-/// `/v1/sessions/{sid}/coordinators/{cid}`. A request path is split on "/" once and walked down a
-/// tree of segments, no regular expressions. Where both could match, a literal segment wins over a
+/// `/v1/sessions/{sid}/coordinators/{cid}`. A request path's bytes are walked down a trie of
+/// segments (``RouteTrie``) in place, no regular expressions. Where both could match, a literal segment wins over a
 /// parameter (`/v1/sessions/current` before `/v1/sessions/{sid}`), falling back to the parameter
 /// when the rest of the path, or the method, has no route under the literal. Literal segments are
 /// compared with the path as received (not percent-decoded); parameter values are percent-decoded.
@@ -18,7 +18,7 @@ public struct Router: HTTPHandler {
   /// Told of every request once answered: for metrics and access logs.
   public typealias Observer = @Sendable (RequestSummary) -> Void
 
-  private var root = RouteNode()
+  private var trie = RouteTrie()
   private let observer: Observer?
 
   public init(observer: Observer? = nil) {
@@ -31,18 +31,20 @@ public struct Router: HTTPHandler {
     _ method: String, _ pattern: String, _ handler: @escaping Handler
   ) {
     var names: [String] = []
-    var keys: [RouteNode.Key] = []
-    for segment in Self.segments(of: pattern) {
+    var keys: [RouteTrie.Key] = []
+    var path = Substring(pattern)
+    if path.hasPrefix("/") { path = path.dropFirst() }
+    for segment in path.split(separator: "/", omittingEmptySubsequences: false) {
       if segment.hasPrefix("{") && segment.hasSuffix("}") && segment.count >= 2 {
         names.append(String(segment.dropFirst().dropLast()))
         keys.append(.parameter)
       } else {
-        keys.append(.literal(String(segment)))
+        keys.append(.literal(Array(segment.utf8)))
       }
     }
-    root.insert(
-      keys[...], method: method,
-      route: RouteNode.Route(pattern: pattern, parameterNames: names, handler: handler))
+    trie.insert(
+      keys, method: method,
+      route: RouteTrie.Route(pattern: pattern, parameterNames: names, handler: handler))
   }
 
   public func handle(_ request: HTTPRequest) -> HTTPResponse {
@@ -58,46 +60,59 @@ public struct Router: HTTPHandler {
 
   /// The response and the pattern that matched (nil when none did).
   private func route(_ request: HTTPRequest) -> (response: HTTPResponse, pattern: String?) {
-    let segments = Self.segments(of: request.path)[...]
-    var captures: [Substring] = []
-    let method = request.method
-    if let node = root.match(
-      segments, captures: &captures, accept: { $0.route(for: method) != nil }),
-      let route = node.route(for: method)
-    {
-      var parameters: [(String, String)] = []
-      parameters.reserveCapacity(captures.count)
-      for (name, value) in zip(route.parameterNames, captures) {
-        parameters.append((name, PercentDecoding.decode(value.utf8, plusAsSpace: false)))
-      }
-      return (route.handler(request, PathParameters(parameters)), route.pattern)
+    enum Outcome {
+      case found(RouteTrie.Route, PathParameters)
+      case methodNotAllowed([String])
+      case notFound
     }
-    captures.removeAll()
-    if let node = root.match(segments, captures: &captures, accept: { !$0.routes.isEmpty }) {
+    var path = request.path
+    let outcome = path.withUTF8 { whole -> Outcome in
+      // "/a/b" and "a/b" both have the segments "a" and "b"; "/" has one empty segment.
+      let skip = whole.first == UInt8(ascii: "/") ? 1 : 0
+      let bytes = UnsafeBufferPointer(rebasing: whole[skip...])
+      var captures: [Range<Int>] = []
+      let method = request.method
+      if let index = trie.match(
+        bytes, captures: &captures, accept: { $0.route(for: method) != nil }),
+        let route = trie.nodes[index].route(for: method)
+      {
+        var parameters: [(String, String)] = []
+        parameters.reserveCapacity(captures.count)
+        for (name, range) in zip(route.parameterNames, captures) {
+          let value = UnsafeBufferPointer(rebasing: bytes[range])
+          parameters.append((name, PercentDecoding.decode(value, plusAsSpace: false)))
+        }
+        return .found(route, PathParameters(parameters))
+      }
+      captures.removeAll()
+      if let index = trie.match(bytes, captures: &captures, accept: { !$0.routes.isEmpty }) {
+        return .methodNotAllowed(Self.allowed(trie.nodes[index]))
+      }
+      return .notFound
+    }
+    switch outcome {
+    case .found(let route, let parameters):
+      return (route.handler(request, parameters), route.pattern)
+    case .methodNotAllowed(let methods):
       var response = HTTPResponse.problem(
         status: 405, code: "method_not_allowed", title: "Method Not Allowed",
         detail: "\(request.method) is not allowed on \(request.path).")
-      response.headers.add("Allow", Self.allowed(node).joined(separator: ", "))
+      response.headers.add("Allow", methods.joined(separator: ", "))
       return (response, nil)
+    case .notFound:
+      let notFound = HTTPResponse.problem(
+        status: 404, code: "not_found", title: "Not Found",
+        detail: "No resource at \(request.path).")
+      return (notFound, nil)
     }
-    let notFound = HTTPResponse.problem(
-      status: 404, code: "not_found", title: "Not Found", detail: "No resource at \(request.path).")
-    return (notFound, nil)
   }
 
   /// The methods `node` answers, sorted, with HEAD added where GET is.
   /// (When several patterns match the path, `Allow` lists those of the first one found.)
-  private static func allowed(_ node: RouteNode) -> [String] {
-    var methods = Set(node.routes.keys)
+  private static func allowed(_ node: RouteTrie.Node) -> [String] {
+    var methods = Set(node.routes.map(\.method))
     if methods.contains("GET") { methods.insert("HEAD") }
     return methods.sorted()
-  }
-
-  /// "/a/b" -> ["a", "b"]; "/" -> [""]; a missing leading "/" is tolerated.
-  private static func segments(of path: String) -> [Substring] {
-    var parts = path.split(separator: "/", omittingEmptySubsequences: false)
-    if parts.count > 1 && parts[0].isEmpty { parts.removeFirst() }
-    return parts
   }
 }
 

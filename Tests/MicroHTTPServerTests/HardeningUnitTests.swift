@@ -11,7 +11,7 @@ final class HardeningUnitTests: XCTestCase {
     var bytes: [UInt8]
     var method: HeaderBlockAudit.Span
     var target: HeaderBlockAudit.Span
-    var targetBytes: [UInt8]
+    var targetText: String
     var version: HeaderBlockAudit.Span
     var fields: [HeaderBlockAudit.Field]
 
@@ -26,7 +26,7 @@ final class HardeningUnitTests: XCTestCase {
       self.method = append(method)
       bytes.append(0)
       self.target = append(target)
-      self.targetBytes = Array(target.utf8)
+      self.targetText = target
       bytes.append(0)
       self.version = append("HTTP/1.1")
       bytes += [0, 0]
@@ -45,7 +45,7 @@ final class HardeningUnitTests: XCTestCase {
     var problem: String? {
       bytes.withUnsafeBytes { block in
         HeaderBlockAudit.problem(
-          in: block, method: method, target: target, targetBytes: targetBytes, version: version,
+          in: block, method: method, target: target, targetText: targetText, version: version,
           fields: fields)
       }
     }

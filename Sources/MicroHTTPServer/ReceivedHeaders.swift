@@ -1,0 +1,73 @@
+internal import CMicroHTTPD
+
+/// A request's header fields where libmicrohttpd keeps them, read on demand, and its peer's
+/// address, formatted only if asked for.
+///
+/// Valid only while the access handler runs (the connection's buffer is reused afterwards):
+/// `close()` is called as soon as the handler returns, and from then on every lookup answers
+/// nothing rather than read freed memory.
+final class ReceivedHeaders: @unchecked Sendable {
+  // @unchecked: used only on the worker thread that runs the handler, within that call.
+  private let connection: OpaquePointer
+  private var isOpen = true
+  private var address: String?
+
+  init(connection: OpaquePointer) {
+    self.connection = connection
+  }
+
+  func close() { isOpen = false }
+
+  /// The first value of `name` (MHD compares names without regard to case).
+  func first(_ name: String) -> String? {
+    guard isOpen else { return nil }
+    var name = name
+    return name.withUTF8 { key -> String? in
+      var value: UnsafePointer<CChar>?
+      var length = 0
+      let found = key.withMemoryRebound(to: CChar.self) { key in
+        MHD_lookup_connection_value_n(
+          connection, .HEADER_KIND, key.baseAddress, key.count, &value, &length)
+      }
+      guard found == .YES, let value else { return found == .YES ? "" : nil }
+      return value.withMemoryRebound(to: UInt8.self, capacity: length) {
+        String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
+      }
+    }
+  }
+
+  /// Every field, in the order received.
+  func all() -> [(String, String)] {
+    guard isOpen else { return [] }
+    var fields: [(String, String)] = []
+    withUnsafeMutablePointer(to: &fields) { output in
+      _ = MHD_get_connection_values_n(connection, .HEADER_KIND, collectField, output)
+    }
+    return fields
+  }
+
+  /// "127.0.0.1", "::1", …; "" when unknown or no longer readable.
+  var peerAddress: String {
+    if let address { return address }
+    let text = isOpen ? PeerAddress.string(cmhd_client_address(connection)) : ""
+    address = text
+    return text
+  }
+}
+
+/// MHD_KeyValueIteratorN appending to the `[(String, String)]` that `cls` points to.
+private func collectField(
+  _ cls: UnsafeMutableRawPointer?, _ kind: MHD_ValueKind, _ key: UnsafePointer<CChar>?,
+  _ keySize: Int, _ value: UnsafePointer<CChar>?, _ valueSize: Int
+) -> MHD_Result {
+  guard let cls, let key else { return .YES }
+  let fields = cls.assumingMemoryBound(to: [(String, String)].self)
+  fields.pointee.append((text(key, keySize), value.map { text($0, valueSize) } ?? ""))
+  return .YES
+}
+
+private func text(_ pointer: UnsafePointer<CChar>, _ count: Int) -> String {
+  pointer.withMemoryRebound(to: UInt8.self, capacity: count) {
+    String(decoding: UnsafeBufferPointer(start: $0, count: count), as: UTF8.self)
+  }
+}
