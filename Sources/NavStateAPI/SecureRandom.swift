@@ -8,6 +8,10 @@ enum SecureRandom {
     token.utf8.count == 43 && token.utf8.allSatisfy(isBase64URL)
   }
 
+  static func isWellFormedToken(_ token: UnsafeBufferPointer<UInt8>) -> Bool {
+    token.count == 43 && token.allSatisfy(isBase64URL)
+  }
+
   /// 128 bits: not guessable and not a counter.
   static func sessionID() -> String { base64url(bytes(16)) }
 

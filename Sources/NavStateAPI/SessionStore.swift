@@ -157,26 +157,33 @@ public final class SessionStore: Sendable {
 
   /// The session for this id and bearer token. Unknown id and wrong token fail alike.
   func authorize(id: String, authorization: String?) throws(APIProblem) -> SessionRecord {
-    guard let authorization, let token = Self.bearerToken(authorization) else {
-      throw APIProblem.missingToken
-    }
-    // Decided from the token's shape alone, before any lookup, so it says nothing about sessions.
-    guard SecureRandom.isWellFormedToken(token) else { throw APIProblem.malformedToken }
+    guard var header = authorization else { throw APIProblem.missingToken }
     let record = shard(for: id).sessions.withLock { $0[id] }
-    // Compare even when the id is unknown, so both failures take the same time.
-    let given = Array(token.utf8)
-    let expected = record?.token ?? Array(repeating: 0, count: given.count)
-    guard SecureRandom.constantTimeEqual(expected, given), let record else {
-      throw APIProblem.sessionNotFound
+    // The token is read and compared where it lies in the header, without a copy.
+    let verdict = header.withUTF8 { bytes -> TokenVerdict in
+      guard let range = BearerToken.range(in: bytes) else { return .missing }
+      let token = UnsafeBufferPointer(rebasing: bytes[range])
+      // Decided from the token's shape alone, so it says nothing about sessions.
+      guard SecureRandom.isWellFormedToken(token) else { return .malformed }
+      // Compared even when the id is unknown, so both failures take the same time.
+      guard let record else {
+        _ = SecureRandom.constantTimeEqual(token, token)
+        return .wrong
+      }
+      return SecureRandom.constantTimeEqual(record.token, token) ? .valid : .wrong
     }
-    return record
+    switch verdict {
+    case .missing: throw APIProblem.missingToken
+    case .malformed: throw APIProblem.malformedToken
+    case .wrong: throw APIProblem.sessionNotFound
+    case .valid:
+      guard let record else { throw APIProblem.sessionNotFound }
+      return record
+    }
   }
 
-  static func bearerToken(_ header: String) -> Substring? {
-    let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
-    guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
-    let token = parts[1].trimmingCharacters(in: " \t")
-    return token.isEmpty ? nil : token
+  private enum TokenVerdict {
+    case missing, malformed, wrong, valid
   }
 
   /// Counts the coordinators an operation started and stopped.
