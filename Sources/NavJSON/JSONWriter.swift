@@ -2,8 +2,9 @@
 /// what comes next; this avoids building a `JSONValue` tree for every response.
 public struct JSONWriter: Sendable {
   public private(set) var bytes: [UInt8]
-  /// One flag per open container: whether the next element needs a comma first.
-  private var needsComma: [Bool] = []
+  /// Whether the last thing written ended a value, so that the next element needs a comma first.
+  /// (After `{`, `[` or a member name it does not; after a value, `}` or `]` it does.)
+  private var afterValue = false
 
   public init(capacity: Int = 512) {
     bytes = []
@@ -13,31 +14,43 @@ public struct JSONWriter: Sendable {
   public mutating func beginObject() {
     separate()
     bytes.append(UInt8(ascii: "{"))
-    needsComma.append(false)
+    afterValue = false
   }
 
   public mutating func endObject() {
     bytes.append(UInt8(ascii: "}"))
-    needsComma.removeLast()
+    afterValue = true
   }
 
   public mutating func beginArray() {
     separate()
     bytes.append(UInt8(ascii: "["))
-    needsComma.append(false)
+    afterValue = false
   }
 
   public mutating func endArray() {
     bytes.append(UInt8(ascii: "]"))
-    needsComma.removeLast()
+    afterValue = true
   }
 
-  /// Writes a member name; the next value written belongs to it.
-  public mutating func key(_ name: String) {
+  /// Writes a member name known when compiling (it must need no escaping): copied as it is,
+  /// with no check. The next value written belongs to it.
+  public mutating func key(_ name: StaticString) {
+    separate()
+    bytes.append(UInt8(ascii: "\""))
+    bytes.append(
+      contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+    bytes.append(UInt8(ascii: "\""))
+    bytes.append(UInt8(ascii: ":"))
+    afterValue = false
+  }
+
+  /// Writes a member name made at run time, escaped as needed.
+  public mutating func key(named name: String) {
     separate()
     appendQuoted(name)
     bytes.append(UInt8(ascii: ":"))
-    if !needsComma.isEmpty { needsComma[needsComma.count - 1] = false }
+    afterValue = false
   }
 
   public mutating func string(_ value: String) {
@@ -104,20 +117,17 @@ public struct JSONWriter: Sendable {
     case .object(let object):
       beginObject()
       for member in object.members {
-        key(member.key)
+        key(named: member.key)
         self.value(member.value)
       }
       endObject()
     }
   }
 
+  /// Before an element: a comma if a value precedes it. Every element is a value once written.
   private mutating func separate() {
-    guard let last = needsComma.last else { return }
-    if last {
-      bytes.append(UInt8(ascii: ","))
-    } else {
-      needsComma[needsComma.count - 1] = true
-    }
+    if afterValue { bytes.append(UInt8(ascii: ",")) }
+    afterValue = true
   }
 
   private mutating func appendInteger(_ value: Int) {

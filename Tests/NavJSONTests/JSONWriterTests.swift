@@ -79,7 +79,7 @@ struct JSONWriterTests {
     }
     var writer = JSONWriter()
     writer.beginObject()
-    writer.key("a\"\n")
+    writer.key(named: "a\"\n")
     writer.int(1)
     writer.endObject()
     #expect(text(writer) == #"{"a\"\n":1}"#)
