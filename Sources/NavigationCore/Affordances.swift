@@ -24,30 +24,31 @@ public struct Affordances: Sendable, Equatable {
 }
 
 extension NavigationState {
-  /// Derived from the same predicates the operations check, so the two cannot disagree. Every
-  /// state answer computes it once per version, so what does not depend on the route is
-  /// looked up once, outside the loop over the graph's routes.
+  /// Derived from the same predicates the operations check (`Route.allowsNext`, the declared
+  /// presentations, the coordinator limit), so the two cannot disagree. The route-to-route part
+  /// is worked out once per graph (``RouteGraph/successors``); what remains here depends on the
+  /// tree alone.
   public var allowed: Affordances {
     var allowed = Affordances()
     guard let activeID, let active = coordinators[activeID],
-      let activeRoute = graph.route(named: active.route)
+      let activeIndex = graph.index(of: active.route)
     else { return allowed }
-    let parentRoute = active.parent.flatMap { coordinators[$0] }.flatMap {
-      graph.route(named: $0.route)
-    }
-    let replacedSize = active.presentation == .tab ? nil : subtreeSize(activeID)
-    for route in graph.routes {
-      if fitsLimit(adding: route.coordinatorCost, removing: 0) {
-        if isShowable(route, as: .push, from: activeRoute) { allowed.push.append(route.name) }
-        if isShowable(route, as: .sheet, from: activeRoute) { allowed.sheet.append(route.name) }
-        if isShowable(route, as: .fullScreenCover, from: activeRoute) {
-          allowed.fullScreenCover.append(route.name)
+    let room = limits.maxCoordinators - coordinators.count
+    let successors = graph.successors[activeIndex]
+    allowed.push = successors.push.fitting(room: room)
+    allowed.sheet = successors.sheet.fitting(room: room)
+    allowed.fullScreenCover = successors.fullScreenCover.fitting(room: room)
+    if active.presentation != .tab {
+      // Replacing frees the active coordinator's whole subtree first.
+      let replaceRoom = room + subtreeSize(activeID)
+      if let parentID = active.parent {
+        if let parent = coordinators[parentID], let parentIndex = graph.index(of: parent.route),
+          let choices = graph.successors[parentIndex].choices(as: active.presentation)
+        {
+          allowed.replace = choices.fitting(room: replaceRoom)
         }
-      }
-      if let replacedSize,
-        mayReplace(active, of: replacedSize, under: parentRoute, with: route)
-      {
-        allowed.replace.append(route.name)
+      } else {
+        allowed.replace = graph.rootChoices.fitting(room: replaceRoom)
       }
     }
     if let container = visiblePath.last(where: { coordinators[$0]?.selectedTab != nil }),
@@ -62,17 +63,6 @@ extension NavigationState {
     allowed.teardown = coordinators.values
       .filter { $0.parent != nil && $0.presentation != .tab }
       .map(\.id)
-      .sorted { $0.number < $1.number }
     return allowed
-  }
-
-  /// The rule of `replace` (not for a tab), as a question: `active`, whose subtree holds
-  /// `size` coordinators, under a parent showing `parentRoute` (nil: it is the root).
-  func mayReplace(_ active: Coordinator, of size: Int, under parentRoute: Route?, with route: Route)
-    -> Bool
-  {
-    guard fitsLimit(adding: route.coordinatorCost, removing: size) else { return false }
-    guard let parentRoute else { return graph.mayBeRoot(route) }
-    return isShowable(route, as: active.presentation, from: parentRoute)
   }
 }

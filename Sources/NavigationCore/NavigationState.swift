@@ -7,7 +7,7 @@ import NavJSON
 public struct NavigationState: Sendable {
   public let graph: RouteGraph
   public let limits: NavigationLimits
-  public internal(set) var coordinators: [CoordinatorID: Coordinator]
+  public internal(set) var coordinators: CoordinatorTable
   /// Nil only once the session has ended.
   public internal(set) var rootID: CoordinatorID?
   public internal(set) var version: Int

@@ -5,6 +5,11 @@ public final class RouteGraph: Sendable {
   /// Routes in file order: deep links try them in this order.
   public let routes: [Route]
   private let indexByName: [String: Int]
+  /// For each route (by index), what may be shown from it; worked out once, when loaded, so
+  /// that a state's `allowed` costs no set lookups.
+  let successors: [Successors]
+  /// The routes a session (or a replaced root) may start at.
+  let rootChoices: Choices
 
   /// Builds a graph from routes that `RouteGraph.decode` has already validated.
   init(name: String, rootRoute: String, routes: [Route]) {
@@ -14,7 +19,22 @@ public final class RouteGraph: Sendable {
     var index: [String: Int] = [:]
     for (position, route) in routes.enumerated() { index[route.name] = position }
     self.indexByName = index
+    func choices(_ matching: (Route) -> Bool) -> Choices {
+      Choices(routes.filter(matching))
+    }
+    self.successors = routes.map { parent in
+      Successors(
+        push: choices { $0.presentations.contains(.push) && parent.allowsNext($0.name) },
+        sheet: choices { $0.presentations.contains(.sheet) && parent.allowsNext($0.name) },
+        fullScreenCover: choices {
+          $0.presentations.contains(.fullScreenCover) && parent.allowsNext($0.name)
+        })
+    }
+    self.rootChoices = choices { $0.mayBeRoot || $0.name == rootRoute }
   }
+
+  /// The position of the route called `name` in `routes`.
+  func index(of name: String) -> Int? { indexByName[name] }
 
   public func route(named name: String) -> Route? {
     indexByName[name].map { routes[$0] }
@@ -23,5 +43,42 @@ public final class RouteGraph: Sendable {
   /// Whether a session (or a replaced root) may start at this route.
   public func mayBeRoot(_ route: Route) -> Bool {
     route.mayBeRoot || route.name == rootRoute
+  }
+}
+
+extension RouteGraph {
+  /// Routes that may be shown in one way from one route, in file order, with what each costs.
+  struct Choices: Sendable {
+    let names: [String]
+    let costs: [Int]
+    let maxCost: Int
+
+    init(_ routes: [Route]) {
+      names = routes.map(\.name)
+      costs = routes.map(\.coordinatorCost)
+      maxCost = costs.max() ?? 0
+    }
+
+    /// The names of those that still fit when `room` more coordinators may be added.
+    func fitting(room: Int) -> [String] {
+      if maxCost <= room { return names }
+      return zip(names, costs).filter { $0.1 <= room }.map(\.0)
+    }
+  }
+
+  /// What may be pushed, and presented as a sheet or a full-screen cover, from one route.
+  struct Successors: Sendable {
+    let push: Choices
+    let sheet: Choices
+    let fullScreenCover: Choices
+
+    func choices(as presentation: Presentation) -> Choices? {
+      switch presentation {
+      case .push: return push
+      case .sheet: return sheet
+      case .fullScreenCover: return fullScreenCover
+      case .root, .tab: return nil
+      }
+    }
   }
 }

@@ -31,7 +31,7 @@ func entry(_ route: String, _ presentation: Presentation) -> PathEntry {
 
 /// Everything an operation may change. Two equal snapshots mean nothing happened.
 struct Snapshot: Equatable, CustomStringConvertible {
-  var coordinators: [CoordinatorID: Coordinator]
+  var coordinators: CoordinatorTable
   var rootID: CoordinatorID?
   var version: Int
   var lastSeq: Int

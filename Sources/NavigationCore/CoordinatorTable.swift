@@ -1,0 +1,68 @@
+/// A session's live coordinators by id, kept in an array sorted by id.
+///
+/// Ids are handed out in increasing order, so a new coordinator always goes at the end, and a
+/// lookup is a binary search over a few dozen entries at most: cheaper than hashing, and the
+/// ids come out in order with no sort.
+public struct CoordinatorTable: Sendable, Equatable, ExpressibleByDictionaryLiteral {
+  private var entries: [Coordinator] = []
+
+  public init(dictionaryLiteral elements: (CoordinatorID, Coordinator)...) {
+    for (id, coordinator) in elements.sorted(by: { $0.0 < $1.0 }) {
+      precondition(coordinator.id == id, "a coordinator is filed under its own id")
+      entries.append(coordinator)
+    }
+  }
+
+  public var count: Int { entries.count }
+  public var isEmpty: Bool { entries.isEmpty }
+  /// The live coordinators, by increasing id.
+  public var values: [Coordinator] { entries }
+  /// The live ids, increasing.
+  public var keys: [CoordinatorID] { entries.map(\.id) }
+
+  public subscript(id: CoordinatorID) -> Coordinator? {
+    get {
+      guard let position = position(of: id) else { return nil }
+      return entries[position]
+    }
+    set {
+      let found = position(of: id)
+      switch (found, newValue) {
+      case (let position?, let coordinator?):
+        precondition(coordinator.id == id, "a coordinator is filed under its own id")
+        entries[position] = coordinator
+      case (let position?, nil):
+        entries.remove(at: position)
+      case (nil, let coordinator?):
+        precondition(coordinator.id == id, "a coordinator is filed under its own id")
+        if let last = entries.last, last.id > id {
+          entries.insert(coordinator, at: insertionPoint(of: id))
+        } else {
+          entries.append(coordinator)
+        }
+      case (nil, nil):
+        break
+      }
+    }
+  }
+
+  private func position(of id: CoordinatorID) -> Int? {
+    let point = insertionPoint(of: id)
+    return point < entries.count && entries[point].id == id ? point : nil
+  }
+
+  /// The first position whose id is not below `id`.
+  private func insertionPoint(of id: CoordinatorID) -> Int {
+    var low = 0
+    var high = entries.count
+    while low < high {
+      let middle = (low + high) / 2
+      if entries[middle].id.number < id.number {
+        low = middle + 1
+      } else {
+        high = middle
+      }
+    }
+    return low
+  }
+}
