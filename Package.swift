@@ -93,6 +93,11 @@ let package = Package(
       dependencies: ["MicroHTTPServer"],
       swiftSettings: strictSettings
     ),
+    .testTarget(
+      name: "NavStateAPITests",
+      dependencies: ["NavStateAPI"],
+      swiftSettings: strictSettings
+    ),
     // Starts the real navstate binary on a free port, for the tests that talk HTTP to it.
     .target(name: "NavStateTestSupport", path: "Tests/NavStateTestSupport"),
     .testTarget(

@@ -13,6 +13,13 @@ public enum CommandDecoder {
     -> Command
   {
     var fields = try Fields(body, context: operation)
+    return try command(operation, &fields)
+  }
+
+  /// The command `operation` with its members read from `fields`; any left unread is refused.
+  static func command(_ operation: String, _ fields: inout Fields) throws(NavigationError)
+    -> Command
+  {
     let command: Command
     switch operation {
     case "push":
@@ -97,17 +104,18 @@ public enum CommandDecoder {
 
   /// A batch element: `{"op": "push", ...the fields of that operation}`.
   static func batchOp(_ element: JSONValue) throws(NavigationError) -> Command {
-    guard var object = element.objectValue else {
+    guard element.objectValue != nil else {
       throw NavigationError(.invalidRequest, "each op must be an object with an 'op'")
     }
-    guard let name = object["op"]?.stringValue else {
+    var fields = try Fields(element, context: "op")
+    guard let name = fields.any("op")?.stringValue else {
       throw NavigationError(.invalidRequest, "each op needs an 'op' naming the operation")
     }
     guard name != "batch" else {
       throw NavigationError(.invalidRequest, "a batch may not contain a batch")
     }
-    object["op"] = nil
-    return try command(name, body: .object(object))
+    fields.context = name
+    return try command(name, &fields)
   }
 
   /// The optional root of `POST /v1/sessions`.
@@ -121,21 +129,26 @@ public enum CommandDecoder {
 
 /// The members of a body, read one at a time; what is left unread at the end is refused.
 struct Fields {
-  private var object: JSONObject
-  private var read: Set<String> = []
-  let context: String
+  private let members: [JSONObject.Member]
+  /// Which members have been read, by position (the parser refuses repeated names, so a name
+  /// has one position).
+  private var read: [Bool]
+  var context: String
 
   init(_ value: JSONValue, context: String) throws(NavigationError) {
     guard let object = value.objectValue else {
       throw NavigationError(.invalidRequest, "the body of \(context) must be a JSON object")
     }
-    self.object = object
+    self.members = object.members
+    self.read = Array(repeating: false, count: object.members.count)
     self.context = context
   }
 
   mutating func any(_ key: String) -> JSONValue? {
-    read.insert(key)
-    return object[key]
+    // The last of equal names wins, as in JSONObject (only built values can repeat one).
+    guard let position = members.lastIndex(where: { $0.key == key }) else { return nil }
+    read[position] = true
+    return members[position].value
   }
 
   // A member that is present must have its type: `null` is not taken to mean "absent".
@@ -202,8 +215,11 @@ struct Fields {
   }
 
   func rejectUnread() throws(NavigationError) {
-    if let unknown = object.keys.first(where: { !read.contains($0) }) {
-      throw NavigationError(.invalidRequest, "\(context) has no field \(quoted(unknown))")
+    for (position, member) in members.enumerated() where !read[position] {
+      // A repeated name read through its last occurrence counts as read.
+      guard members[(position + 1)...].contains(where: { $0.key == member.key }) else {
+        throw NavigationError(.invalidRequest, "\(context) has no field \(quoted(member.key))")
+      }
     }
   }
 

@@ -50,7 +50,7 @@ enum MemoryFootprint {
   static let stream = 32 * 1024 + streamBufferLimit
 
   static func session(_ data: SessionRecord.Data) -> Int {
-    var bytes = sessionBase + data.log.bytes + data.cachedTail.capacity
+    var bytes = sessionBase + data.log.bytes + data.cachedHead.capacity + data.cachedTail.capacity
     for coordinator in data.navigation.coordinators.values {
       bytes += Self.coordinator
       for (name, value) in coordinator.params {

@@ -52,8 +52,10 @@ extension NavStateService {
       } catch {
         throw APIProblem(error)
       }
+      // Each event is encoded once, here, for the log, the streams and this response alike.
+      var entries: [EventLog.Entry] = []
       if !events.isEmpty {
-        let entries = data.appendToLog(events)
+        entries = data.appendToLog(events)
         if let undo {
           let growth = MemoryFootprint.session(data) - data.accountedBytes
           if growth > 0, !store.memory.hasRoom(for: growth) {
@@ -71,7 +73,7 @@ extension NavStateService {
       if !events.isEmpty { store.reaccount(&data) }
       writer.key("events")
       writer.beginArray()
-      for event in events { StateJSON.writeEvent(event, into: &writer) }
+      for entry in entries { writer.raw(entry.json) }
       writer.endArray()
       writer.endObject()
       return (data.navigation.version, events)

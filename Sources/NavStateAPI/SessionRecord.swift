@@ -20,7 +20,9 @@ final class SessionRecord: Sendable {
     var subscribers: [EventSubscriber] = []
     /// What this session is counted for in the memory budget.
     var accountedBytes = 0
-    /// The state's members that depend on the version alone, encoded for `cachedVersion`.
+    /// The state's members that change only with the version, encoded for `cachedVersion`:
+    /// those before `expiresAt` and those after it.
+    var cachedHead: [UInt8] = []
     var cachedTail: [UInt8] = []
     var cachedVersion = -1
   }
@@ -44,15 +46,16 @@ final class SessionRecord: Sendable {
     SessionTimes(createdAt: createdAt, updatedAt: data.updatedAt, expiresAt: data.expiresAt)
   }
 
-  /// The state as JSON; its version-dependent part is encoded once per version and kept.
+  /// The state as JSON. All of it but `expiresAt` is encoded once per version and kept, so a
+  /// read copies bytes.
   func writeState(of data: inout Data, into writer: inout JSONWriter) {
     if data.cachedVersion != data.navigation.version {
+      data.cachedHead = StateJSON.encodeHead(id: id, state: data.navigation, times: times(of: data))
       data.cachedTail = StateJSON.encodeTail(of: data.navigation)
       data.cachedVersion = data.navigation.version
     }
     StateJSON.writeState(
-      id: id, state: data.navigation, times: times(of: data), tail: data.cachedTail,
-      into: &writer)
+      head: data.cachedHead, expiresAt: data.expiresAt, tail: data.cachedTail, into: &writer)
   }
 }
 

@@ -23,11 +23,32 @@ public enum StateJSON {
     writeState(id: id, state: state, times: times, tail: encodeTail(of: state), into: &writer)
   }
 
-  /// The state with its tail already encoded (see ``encodeTail(of:)``).
+  /// The state with its head and tail already encoded (see ``encodeHead(id:state:times:)`` and
+  /// ``encodeTail(of:)``): only `expiresAt`, which every read moves, is written here.
+  static func writeState(
+    head: [UInt8], expiresAt: Timestamp, tail: [UInt8], into writer: inout JSONWriter
+  ) {
+    writer.beginObject()
+    writer.members(head)
+    writer.key("expiresAt")
+    expiresAt.withRFC3339 { writer.plainString($0) }
+    writer.members(tail)
+    writer.endObject()
+  }
+
   static func writeState(
     id: String, state: NavigationState, times: SessionTimes, tail: [UInt8],
     into writer: inout JSONWriter
   ) {
+    writeState(
+      head: encodeHead(id: id, state: state, times: times), expiresAt: times.expiresAt,
+      tail: tail, into: &writer)
+  }
+
+  /// `"id":…,"graph":…,"version":…,"createdAt":…,"updatedAt":…`: the members before
+  /// `expiresAt`, which change only with the version.
+  static func encodeHead(id: String, state: NavigationState, times: SessionTimes) -> [UInt8] {
+    var writer = JSONWriter(capacity: 160)
     writer.beginObject()
     writer.key("id")
     writer.string(id)
@@ -39,10 +60,8 @@ public enum StateJSON {
     times.createdAt.withRFC3339 { writer.plainString($0) }
     writer.key("updatedAt")
     times.updatedAt.withRFC3339 { writer.plainString($0) }
-    writer.key("expiresAt")
-    times.expiresAt.withRFC3339 { writer.plainString($0) }
-    writer.members(tail)
     writer.endObject()
+    return Array(writer.bytes.dropFirst().dropLast())
   }
 
   /// `"active":…,"root":…,"path":…,"allowed":…`: the members that depend on the version alone,
@@ -72,17 +91,18 @@ public enum StateJSON {
 
   /// `{push, sheet, fullScreenCover, replace, tabs, pop, back, dismiss, teardown}`
   static func writeAffordances(_ allowed: Affordances, into writer: inout JSONWriter) {
-    writer.beginObject()
-    for (name, routes) in [
-      ("push", allowed.push), ("sheet", allowed.sheet),
-      ("fullScreenCover", allowed.fullScreenCover), ("replace", allowed.replace),
-      ("tabs", allowed.tabs),
-    ] {
+    func writeRoutes(_ name: StaticString, _ routes: [String]) {
       writer.key(name)
       writer.beginArray()
       for route in routes { writer.string(route) }
       writer.endArray()
     }
+    writer.beginObject()
+    writeRoutes("push", allowed.push)
+    writeRoutes("sheet", allowed.sheet)
+    writeRoutes("fullScreenCover", allowed.fullScreenCover)
+    writeRoutes("replace", allowed.replace)
+    writeRoutes("tabs", allowed.tabs)
     writer.key("pop")
     writer.bool(allowed.pop)
     writer.key("back")
@@ -157,11 +177,11 @@ public enum StateJSON {
   public static func writeParams(_ params: Params, into writer: inout JSONWriter) {
     writer.beginObject()
     if params.count == 1, let (name, value) = params.first {
-      writer.key(name)
+      writer.key(named: name)
       writer.value(value.json)
     } else {
       for name in params.keys.sorted() {
-        writer.key(name)
+        writer.key(named: name)
         writer.value(params[name]?.json ?? .null)
       }
     }
@@ -239,7 +259,7 @@ public enum StateJSON {
       writer.key("params")
       writer.beginObject()
       for (name, spec) in route.params {
-        writer.key(name)
+        writer.key(named: name)
         writer.beginObject()
         writer.key("type")
         writer.string(spec.type.rawValue)

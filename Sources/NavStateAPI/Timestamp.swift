@@ -30,24 +30,26 @@ public struct Timestamp: Sendable, Comparable, Hashable {
   /// `2026-11-22T18:00:00.123Z` as bytes, built without allocating: every state response
   /// carries three of these.
   public func withRFC3339<Result>(_ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
-    var seconds = time_t(milliseconds / 1000)
-    var parts = tm()
-    gmtime_r(&seconds, &parts)
+    let (days, dayMilliseconds) = milliseconds.quotientAndRemainder(dividingBy: 86_400_000)
+    let (dayNumber, millisecond) =
+      dayMilliseconds < 0 ? (days - 1, dayMilliseconds + 86_400_000) : (days, dayMilliseconds)
+    let (year, month, day) = Self.civilDate(daysSince1970: dayNumber)
+    let secondOfDay = millisecond / 1000
     return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { text in
-      func put(_ value: Int32, width: Int, at offset: Int) {
-        var remaining = Int(value)
+      func put(_ value: Int64, width: Int, at offset: Int) {
+        var remaining = value
         for position in stride(from: offset + width - 1, through: offset, by: -1) {
           text[position] = UInt8(ascii: "0") + UInt8(remaining % 10)
           remaining /= 10
         }
       }
-      put(parts.tm_year + 1900, width: 4, at: 0)
-      put(parts.tm_mon + 1, width: 2, at: 5)
-      put(parts.tm_mday, width: 2, at: 8)
-      put(parts.tm_hour, width: 2, at: 11)
-      put(parts.tm_min, width: 2, at: 14)
-      put(parts.tm_sec, width: 2, at: 17)
-      put(Int32(milliseconds % 1000), width: 3, at: 20)
+      put(year, width: 4, at: 0)
+      put(month, width: 2, at: 5)
+      put(day, width: 2, at: 8)
+      put(secondOfDay / 3600, width: 2, at: 11)
+      put(secondOfDay / 60 % 60, width: 2, at: 14)
+      put(secondOfDay % 60, width: 2, at: 17)
+      put(millisecond % 1000, width: 3, at: 20)
       text[4] = UInt8(ascii: "-")
       text[7] = UInt8(ascii: "-")
       text[10] = UInt8(ascii: "T")
@@ -57,6 +59,21 @@ public struct Timestamp: Sendable, Comparable, Hashable {
       text[23] = UInt8(ascii: "Z")
       return body(UnsafeBufferPointer(text))
     }
+  }
+
+  /// The proleptic Gregorian date of a day counted from 1970-01-01 (Howard Hinnant's
+  /// `civil_from_days`): integer arithmetic only, no time-zone machinery.
+  static func civilDate(daysSince1970 days: Int64) -> (year: Int64, month: Int64, day: Int64) {
+    let shifted = days + 719_468
+    let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
+    let dayOfEra = shifted - era * 146_097
+    let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
+    let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+    let monthIndex = (5 * dayOfYear + 2) / 153
+    let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+    let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+    let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+    return (year, month, day)
   }
 
   /// `2026-11-22T18:00:00.123Z`
