@@ -5,6 +5,10 @@ extension Exchange {
   /// stopping, the connection is closed after the answer (`Connection: close`). A status outside
   /// 200...999 (1xx cannot be a final answer here) is sent as 500.
   func send(_ response: HTTPResponse, close: Bool) -> MHD_Result {
+    let closing = close || context.stopping.load(ordering: .relaxed)
+    if let prepared = response.preparedForm, !closing {
+      return MHD_queue_response(connection, prepared.status, prepared.response)
+    }
     let status = (200...999).contains(response.status) ? response.status : 500
     let mhdResponse: OpaquePointer?
     switch response.body {
@@ -34,21 +38,33 @@ extension Exchange {
       context.log("cannot create a response (out of memory?)")
       return MHD_Result.NO
     }
-    for (name, value) in response.headers.pairs
-    where !name.equalsIgnoringASCIICase("Content-Length") {
-      if MHD_add_response_header(mhdResponse, name, value) == MHD_Result.NO {
-        context.log("dropped response header \"\(name)\" (invalid name or value)")
-      }
+    if !Self.addHeaders(of: response, to: mhdResponse) {
+      context.log("dropped a response header with an invalid name or value")
     }
-    // No response may be read as another type than it says (a JSON body as HTML, say).
-    _ = MHD_add_response_header(mhdResponse, "X-Content-Type-Options", "nosniff")
-    if close || context.stopping.load(ordering: .relaxed) {
+    if closing {
       _ = MHD_add_response_header(mhdResponse, "Connection", "close")
     }
     let queued = MHD_queue_response(connection, UInt32(status), mhdResponse)
     // MHD keeps its own reference while sending; a stream's free callback runs when it lets go.
     MHD_destroy_response(mhdResponse)
     return queued
+  }
+
+  /// Adds the response's own headers and those every response carries; false if MHD refused
+  /// one (it is left out, the rest are added).
+  static func addHeaders(of response: HTTPResponse, to mhdResponse: OpaquePointer) -> Bool {
+    var allAdded = true
+    for (name, value) in response.headers.pairs
+    where !name.equalsIgnoringASCIICase("Content-Length") {
+      // withCString: a native string is handed over in place, not copied into a new array.
+      let added = name.withCString { name in
+        value.withCString { value in MHD_add_response_header(mhdResponse, name, value) }
+      }
+      if added == MHD_Result.NO { allAdded = false }
+    }
+    // No response may be read as another type than it says (a JSON body as HTML, say).
+    _ = MHD_add_response_header(mhdResponse, "X-Content-Type-Options", "nosniff")
+    return allAdded
   }
 
   static let internalError = HTTPResponse.problem(

@@ -2,9 +2,17 @@
 ///
 /// `Content-Length` is computed by the server; a `Content-Length` header set here is ignored.
 public struct HTTPResponse: Sendable {
-  public var status: Int
-  public var headers: HTTPHeaders
-  public var body: Body
+  public var status: Int {
+    didSet { preparedForm = nil }
+  }
+  public var headers: HTTPHeaders {
+    didSet { preparedForm = nil }
+  }
+  public var body: Body {
+    didSet { preparedForm = nil }
+  }
+  /// Set by ``prepared()``; dropped by any change, so it always matches the rest.
+  var preparedForm: PreparedResponse? = nil
 
   public enum Body: Sendable {
     /// The whole body, sent with a `Content-Length`.

@@ -243,11 +243,17 @@ private struct Reader {
   mutating func readString() throws(JSONParseError) -> String {
     index += 1
     let start = index
+    var isASCII = true
     // Fast path: no escapes, so the bytes between the quotes are the string.
     while index < bytes.count {
       let byte = bytes[index]
       if byte == UInt8(ascii: "\"") {
         let slice = UnsafeBufferPointer(rebasing: bytes[start..<index])
+        // ASCII is valid UTF-8 as it is; only other bytes need the (generic, slower) validation.
+        if isASCII {
+          index += 1
+          return String(decoding: slice, as: UTF8.self)
+        }
         guard let string = String(validating: slice, as: UTF8.self) else {
           throw error("invalid UTF-8 in string")
         }
@@ -256,6 +262,7 @@ private struct Reader {
       }
       if byte == UInt8(ascii: "\\") { break }
       if byte < 0x20 { throw error("control character in string") }
+      if byte >= 0x80 { isASCII = false }
       index += 1
     }
     var scalars = Array(UnsafeBufferPointer(rebasing: bytes[start..<index]))

@@ -45,9 +45,7 @@ extension NavStateService {
   static func jsonBody(_ request: HTTPRequest) throws(APIProblem) -> JSONValue? {
     guard !request.body.isEmpty else { return nil }
     let type = request.headers["content-type"]
-    let mediaType = type?.split(separator: ";", maxSplits: 1).first?.trimmingWhitespace()
-      .lowercased()
-    guard let mediaType, mediaType == "application/json" || mediaType.hasSuffix("+json") else {
+    guard let type, isJSONMediaType(type) else {
       throw APIProblem(
         status: 415, code: "unsupported_media_type", title: "Unsupported media type",
         detail: type.map { "send the body as application/json, not \(quoted($0))" }
@@ -60,6 +58,30 @@ extension NavStateService {
       throw APIProblem(
         status: 400, code: "malformed_json", title: "Malformed JSON", detail: "\(error)")
     }
+  }
+}
+
+/// Whether a Content-Type names JSON: `application/json` or any `+json` type, in any case, with
+/// or without parameters (`; charset=utf-8`). Read on bytes: it runs for every command.
+func isJSONMediaType(_ contentType: String) -> Bool {
+  var contentType = contentType
+  return contentType.withUTF8 { bytes in
+    var end = bytes.firstIndex(of: UInt8(ascii: ";")) ?? bytes.count
+    var start = 0
+    func isBlank(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+    while start < end && isBlank(bytes[start]) { start += 1 }
+    while end > start && isBlank(bytes[end - 1]) { end -= 1 }
+    func hasSuffix(_ suffix: StaticString) -> Bool {
+      let count = suffix.utf8CodeUnitCount
+      guard end - start >= count else { return false }
+      for offset in 0..<count {
+        var byte = bytes[end - count + offset]
+        if byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") { byte |= 0x20 }
+        guard byte == suffix.utf8Start[offset] else { return false }
+      }
+      return true
+    }
+    return (end - start == 16 && hasSuffix("application/json")) || hasSuffix("+json")
   }
 }
 

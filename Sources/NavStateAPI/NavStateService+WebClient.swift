@@ -31,6 +31,6 @@ extension NavStateService {
       headers.add("X-Frame-Options", "DENY")
       headers.add("Referrer-Policy", "no-referrer")
     }
-    return HTTPResponse(status: 200, headers: headers, body: body)
+    return HTTPResponse(status: 200, headers: headers, body: body).prepared()
   }
 }

@@ -70,7 +70,8 @@ public final class NavStateService: Sendable {
 
   private static let healthz = HTTPResponse(
     status: 200, headers: HTTPHeaders([("Content-Type", "application/json")]),
-    body: Array(#"{"status":"ok"}"#.utf8))
+    body: Array(#"{"status":"ok"}"#.utf8)
+  ).prepared()
 
   func answer(_ work: () throws(APIProblem) -> HTTPResponse) -> HTTPResponse {
     do {

@@ -24,6 +24,10 @@ final class SessionRecord: Sendable {
     /// those before `expiresAt` and those after it.
     var cachedHead: [UInt8] = []
     var cachedTail: [UInt8] = []
+    /// The tree `cachedTail` was encoded from (nil: not yet encoded). The tail depends on the
+    /// tree alone, so a version that leaves an equal tree (a push and its pop) keeps it. At rest
+    /// this shares its storage with `navigation.coordinators`, so it costs no memory.
+    var cachedTree: (root: CoordinatorID?, coordinators: CoordinatorTable)?
     var cachedVersion = -1
   }
 
@@ -51,7 +55,15 @@ final class SessionRecord: Sendable {
   func writeState(of data: inout Data, into writer: inout JSONWriter) {
     if data.cachedVersion != data.navigation.version {
       data.cachedHead = StateJSON.encodeHead(id: id, state: data.navigation, times: times(of: data))
-      data.cachedTail = StateJSON.encodeTail(of: data.navigation)
+      let tree = (root: data.navigation.rootID, coordinators: data.navigation.coordinators)
+      if let cached = data.cachedTree, cached.root == tree.root,
+        cached.coordinators == tree.coordinators
+      {
+        // Equal trees, equal tails; keep the current storage only, so the old one is freed.
+      } else {
+        data.cachedTail = StateJSON.encodeTail(of: data.navigation)
+      }
+      data.cachedTree = tree
       data.cachedVersion = data.navigation.version
     }
     StateJSON.writeState(

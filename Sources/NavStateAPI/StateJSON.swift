@@ -200,7 +200,7 @@ public enum StateJSON {
     switch event.kind {
     case .started(let id, let route, let params, let presentation, let parent):
       writer.key("coordinator")
-      writer.string(id.description)
+      writeID(id, into: &writer)
       writer.key("route")
       writer.string(route)
       writer.key("params")
@@ -208,22 +208,22 @@ public enum StateJSON {
       writer.key("presentation")
       writer.string(presentation.rawValue)
       writer.key("parent")
-      if let parent { writer.string(parent.description) } else { writer.null() }
+      if let parent { writeID(parent, into: &writer) } else { writer.null() }
     case .stopped(let id, let route, let reason):
       writer.key("coordinator")
-      writer.string(id.description)
+      writeID(id, into: &writer)
       writer.key("route")
       writer.string(route)
       writer.key("reason")
       writer.string(reason.rawValue)
     case .resumed(let id, let result):
       writer.key("coordinator")
-      writer.string(id.description)
+      writeID(id, into: &writer)
       writer.key("result")
       writer.value(result)
     case .tabSelected(let container, let tab, let route):
       writer.key("coordinator")
-      writer.string(container.description)
+      writeID(container, into: &writer)
       writer.key("tab")
       writer.int(tab)
       writer.key("route")

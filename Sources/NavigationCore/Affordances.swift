@@ -51,7 +51,7 @@ extension NavigationState {
         allowed.replace = graph.rootChoices.fitting(room: replaceRoom)
       }
     }
-    if let container = visiblePath.last(where: { coordinators[$0]?.selectedTab != nil }),
+    if let container = visiblePath.last(where: { coordinators.selectedTab(of: $0) != nil }),
       let node = coordinators[container]
     {
       allowed.tabs = tabChildren(of: node).compactMap { coordinators[$0]?.route }

@@ -46,6 +46,27 @@ public struct CoordinatorTable: Sendable, Equatable, ExpressibleByDictionaryLite
     }
   }
 
+  // Single fields, read in place: the tree walks that run on every state read need one field
+  // of many coordinators, and copying a whole coordinator costs a retain per member.
+
+  public func presentation(of id: CoordinatorID) -> Presentation? {
+    position(of: id).map { entries[$0].presentation }
+  }
+
+  /// The parent of `id`; nil for the root and for an id that is not live.
+  public func parent(of id: CoordinatorID) -> CoordinatorID? {
+    position(of: id).flatMap { entries[$0].parent }
+  }
+
+  /// The children of `id`, in order; empty for an id that is not live.
+  public func children(of id: CoordinatorID) -> [CoordinatorID] {
+    position(of: id).map { entries[$0].children } ?? []
+  }
+
+  public func selectedTab(of id: CoordinatorID) -> Int? {
+    position(of: id).flatMap { entries[$0].selectedTab }
+  }
+
   private func position(of id: CoordinatorID) -> Int? {
     let point = insertionPoint(of: id)
     return point < entries.count && entries[point].id == id ? point : nil

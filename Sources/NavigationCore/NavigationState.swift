@@ -65,17 +65,31 @@ public struct NavigationState: Sendable {
     return current
   }
 
+  /// The first modal child, else the first pushed child, else the selected tab (one pass).
   public func visibleChild(of id: CoordinatorID) -> CoordinatorID? {
-    guard let node = coordinators[id] else { return nil }
-    if let modal = modalChild(of: node) { return modal }
-    if let push = pushChild(of: node) { return push }
-    if let selected = node.selectedTab { return tabChildren(of: node)[safe: selected] }
-    return nil
+    let selected = coordinators.selectedTab(of: id)
+    var pushed: CoordinatorID?
+    var selectedTab: CoordinatorID?
+    var tabIndex = 0
+    for child in coordinators.children(of: id) {
+      switch coordinators.presentation(of: child) {
+      case .sheet?, .fullScreenCover?:
+        return child
+      case .push?:
+        if pushed == nil { pushed = child }
+      case .tab?:
+        if tabIndex == selected { selectedTab = child }
+        tabIndex += 1
+      case .root?, nil:
+        break
+      }
+    }
+    return pushed ?? selectedTab
   }
 
   func child(of node: Coordinator, where matches: (Presentation) -> Bool) -> CoordinatorID? {
     for id in node.children {
-      if let child = coordinators[id], matches(child.presentation) { return id }
+      if let presentation = coordinators.presentation(of: id), matches(presentation) { return id }
     }
     return nil
   }
@@ -89,7 +103,7 @@ public struct NavigationState: Sendable {
   }
 
   func tabChildren(of node: Coordinator) -> [CoordinatorID] {
-    node.children.filter { coordinators[$0]?.presentation == .tab }
+    node.children.filter { coordinators.presentation(of: $0) == .tab }
   }
 
   /// The active flow from its head (a root, modal or tab) down its chain of pushes to the active
@@ -97,7 +111,9 @@ public struct NavigationState: Sendable {
   func activeFlow() -> [CoordinatorID] {
     guard var current = activeID else { return [] }
     var chain = [current]
-    while let node = coordinators[current], node.presentation == .push, let parent = node.parent {
+    while coordinators.presentation(of: current) == .push,
+      let parent = coordinators.parent(of: current)
+    {
       chain.append(parent)
       current = parent
     }
@@ -107,9 +123,9 @@ public struct NavigationState: Sendable {
   /// The nearest modal at or above `id`.
   func enclosingModal(of id: CoordinatorID) -> CoordinatorID? {
     var current: CoordinatorID? = id
-    while let candidate = current, let node = coordinators[candidate] {
-      if node.presentation.isModal { return candidate }
-      current = node.parent
+    while let candidate = current, let presentation = coordinators.presentation(of: candidate) {
+      if presentation.isModal { return candidate }
+      current = coordinators.parent(of: candidate)
     }
     return nil
   }
@@ -120,7 +136,7 @@ public struct NavigationState: Sendable {
     var stack = [id]
     while let next = stack.popLast() {
       count += 1
-      stack += coordinators[next]?.children ?? []
+      stack += coordinators.children(of: next)
     }
     return count
   }
