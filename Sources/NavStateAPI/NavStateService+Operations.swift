@@ -34,11 +34,14 @@ extension NavStateService {
     var events: Int
   }
 
-  /// Applies one command under the session's lock and answers `{session, events}`.
+  /// Applies one command under the session's lock and answers `{session, events}`, or
+  /// `{version, events}` to a client that sent `Prefer: return=minimal` (it follows the stream,
+  /// so the state would be sent for nothing).
   func apply(_ command: Command, to record: SessionRecord, request: HTTPRequest)
     throws(APIProblem) -> Applied
   {
-    var writer = JSONWriter(capacity: 2048)
+    let minimal = ReturnPreference.prefersMinimal(request.headers)
+    var writer = JSONWriter(capacity: minimal ? 512 : 2048)
     let (version, events) = try record.data.withLock {
       (data) throws(APIProblem) -> (Int, [NavigationEvent]) in
       try Self.touch(&data, store: store)
@@ -67,8 +70,13 @@ extension NavStateService {
         store.delivered(data.deliver(entries))
       }
       writer.beginObject()
-      writer.key("session")
-      record.writeState(of: &data, into: &writer)
+      if minimal {
+        writer.key("version")
+        writer.int(data.navigation.version)
+      } else {
+        writer.key("session")
+        record.writeState(of: &data, into: &writer)
+      }
       // After the state is written: its encoding is kept with the session, and counted.
       if !events.isEmpty { store.reaccount(&data) }
       writer.key("events")
@@ -81,6 +89,7 @@ extension NavStateService {
     store.account(events)
     var response = Self.json(200, writer.bytes)
     response.headers.add("ETag", Self.etag(version))
+    if minimal { response.headers.add("Preference-Applied", "return=minimal") }
     return Applied(http: response, events: events.count)
   }
 }

@@ -116,14 +116,20 @@ public final class NavStateSession: Sendable {
   // MARK: Writing
 
   /// Sends one write with `If-Match` and the stale-write retries of ``Options``.
-  func write(_ send: (_ ifMatch: String?) async throws -> Components.Schemas.Mutation)
-    async throws(NavStateError) -> Mutation
-  {
+  func write(
+    _ send: (_ ifMatch: String?) async throws -> Components.Responses.Mutation.Body.JsonPayload
+  ) async throws(NavStateError) -> Mutation {
     var retries = options.staleWriteRetries
     while true {
       let ifMatch = options.sendIfMatch ? lastVersion.withLock { $0 }.map { "\"\($0)\"" } : nil
       do {
-        let mutation = Mutation(try await send(ifMatch))
+        // This client never sends `Prefer: return=minimal`, so the answer carries the state.
+        guard case .Mutation(let answer) = try await send(ifMatch) else {
+          throw NavStateError(
+            status: 200, code: .unexpectedResponse,
+            detail: "the answer to a write had no state (return=minimal was not asked for)")
+        }
+        let mutation = Mutation(answer)
         saw(mutation.state)
         return mutation
       } catch {
@@ -295,7 +301,12 @@ public final class NavStateSession: Sendable {
       let output = try await client.teardownCoordinator(
         path: .init(sid: id, cid: coordinator))
       if case .noContent = output { return nil }
-      let mutation = Mutation(try output.ok.body.json)
+      guard case .Mutation(let answer) = try output.ok.body.json else {
+        throw NavStateError(
+          status: 200, code: .unexpectedResponse,
+          detail: "the answer to a teardown had no state (return=minimal was not asked for)")
+      }
+      let mutation = Mutation(answer)
       saw(mutation.state)
       return mutation
     } catch {

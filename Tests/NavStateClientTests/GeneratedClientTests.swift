@@ -23,11 +23,15 @@ struct GeneratedClientTests {
       transport: live.transport, middlewares: [BearerToken(token: created.token)])
     let sid = created.session.id
 
-    let pushed = try await client.push(
+    let answer = try await client.push(
       path: .init(sid: sid), headers: .init(ifMatch: "\"1\""),
       body: .json(
         .init(route: "detail", params: .init(additionalProperties: ["id": .init(value1: 42)])))
     ).ok.body.json
+    guard case .Mutation(let pushed) = answer else {
+      Issue.record("expected the whole state, got \(answer)")
+      return
+    }
     #expect(pushed.session.path.last?.params.additionalProperties["id"]?.value1 == 42)
     guard case .coordinatorStarted(let started) = pushed.events.first else {
       Issue.record("expected coordinator.started, got \(pushed.events)")
@@ -51,5 +55,18 @@ struct GeneratedClientTests {
       return
     }
     #expect(try conflict.body.applicationProblemJson.code == "nothing_to_pop")
+
+    // A client that follows the stream asks for the short answer, and the types say which came.
+    let short = try await client.push(
+      path: .init(sid: sid), headers: .init(prefer: "return=minimal"),
+      body: .json(
+        .init(route: "detail", params: .init(additionalProperties: ["id": .init(value1: 7)])))
+    ).ok
+    #expect(short.headers.preferenceApplied == "return=minimal")
+    guard case .MinimalMutation(let minimal) = try short.body.json else {
+      Issue.record("expected {version, events}, got \(try short.body.json)")
+      return
+    }
+    #expect(minimal.version == 4 && minimal.events.count == 1)
   }
 }

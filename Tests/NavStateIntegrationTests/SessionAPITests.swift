@@ -205,6 +205,29 @@ struct SessionAPITests {
     #expect(fresh.status == 200)
   }
 
+  @Test("Prefer: return=minimal answers {version, events} without the state, and says so")
+  func preferReturnMinimal() throws {
+    let session = try TestSession(client)
+    let minimal = try session.call(
+      "push", ["route": "detail", "params": ["id": 1]], headers: [("Prefer", "return=minimal")])
+    #expect(minimal.status == 200)
+    #expect(minimal.header("Preference-Applied") == "return=minimal")
+    #expect(minimal.header("ETag") == "\"2\"")
+    #expect(minimal.json.objectValue?.keys == ["version", "events"])
+    #expect(minimal.json["version"] == 2)
+    #expect(TestSession.events(minimal).map(\.type) == ["coordinator.started"])
+    // The change is made all the same, and a later read shows it.
+    #expect(TestSession.routes(try session.get()) == ["master", "detail"])
+    // Teardown and PUT state are mutations too; without the preference, the full answer.
+    let torn = try client.json(
+      "DELETE", "\(session.path)/coordinators/c2", token: session.token,
+      headers: [("Prefer", "return=minimal")])
+    #expect(torn.json.objectValue?.keys == ["version", "events"])
+    let full = try session.call("push", ["route": "detail", "params": ["id": 2]])
+    #expect(full.header("Preference-Applied") == nil)
+    #expect(full.json["session"]?["version"] == 4)
+  }
+
   @Test("every state carries allowed: GET, creation and mutation answers")
   func allowedInEveryState() throws {
     let session = try TestSession(client)

@@ -817,6 +817,11 @@ internal struct Client: APIProtocol {
                     name: "If-Match",
                     value: input.headers.ifMatch
                 )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "Prefer",
+                    value: input.headers.prefer
+                )
                 converter.setAcceptHeader(
                     in: &request.headerFields,
                     contentTypes: input.headers.accept
@@ -835,11 +840,18 @@ internal struct Client: APIProtocol {
             deserializer: { response, responseBody in
                 switch response.status.code {
                 case 200:
-                    let headers: Components.Responses.Mutation.Headers = .init(eTag: try converter.getOptionalHeaderFieldAsURI(
-                        in: response.headerFields,
-                        name: "ETag",
-                        as: Swift.String.self
-                    ))
+                    let headers: Components.Responses.Mutation.Headers = .init(
+                        eTag: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "ETag",
+                            as: Swift.String.self
+                        ),
+                        preferenceApplied: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Preference-Applied",
+                            as: Swift.String.self
+                        )
+                    )
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Mutation.Body
                     let chosenContentType = try converter.bestContentType(
@@ -851,7 +863,7 @@ internal struct Client: APIProtocol {
                     switch chosenContentType {
                     case "application/json":
                         body = try await converter.getResponseBodyAsJSON(
-                            Components.Schemas.Mutation.self,
+                            Components.Responses.Mutation.Body.JsonPayload.self,
                             from: responseBody,
                             transforming: { value in
                                 .json(value)
@@ -1126,6 +1138,11 @@ internal struct Client: APIProtocol {
                     name: "If-Match",
                     value: input.headers.ifMatch
                 )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "Prefer",
+                    value: input.headers.prefer
+                )
                 converter.setAcceptHeader(
                     in: &request.headerFields,
                     contentTypes: input.headers.accept
@@ -1135,11 +1152,18 @@ internal struct Client: APIProtocol {
             deserializer: { response, responseBody in
                 switch response.status.code {
                 case 200:
-                    let headers: Components.Responses.Mutation.Headers = .init(eTag: try converter.getOptionalHeaderFieldAsURI(
-                        in: response.headerFields,
-                        name: "ETag",
-                        as: Swift.String.self
-                    ))
+                    let headers: Components.Responses.Mutation.Headers = .init(
+                        eTag: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "ETag",
+                            as: Swift.String.self
+                        ),
+                        preferenceApplied: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Preference-Applied",
+                            as: Swift.String.self
+                        )
+                    )
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Mutation.Body
                     let chosenContentType = try converter.bestContentType(
@@ -1151,7 +1175,7 @@ internal struct Client: APIProtocol {
                     switch chosenContentType {
                     case "application/json":
                         body = try await converter.getResponseBodyAsJSON(
-                            Components.Schemas.Mutation.self,
+                            Components.Responses.Mutation.Body.JsonPayload.self,
                             from: responseBody,
                             transforming: { value in
                                 .json(value)
@@ -1454,6 +1478,11 @@ internal struct Client: APIProtocol {
                     name: "If-Match",
                     value: input.headers.ifMatch
                 )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "Prefer",
+                    value: input.headers.prefer
+                )
                 converter.setAcceptHeader(
                     in: &request.headerFields,
                     contentTypes: input.headers.accept
@@ -1474,11 +1503,18 @@ internal struct Client: APIProtocol {
             deserializer: { response, responseBody in
                 switch response.status.code {
                 case 200:
-                    let headers: Components.Responses.Mutation.Headers = .init(eTag: try converter.getOptionalHeaderFieldAsURI(
-                        in: response.headerFields,
-                        name: "ETag",
-                        as: Swift.String.self
-                    ))
+                    let headers: Components.Responses.Mutation.Headers = .init(
+                        eTag: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "ETag",
+                            as: Swift.String.self
+                        ),
+                        preferenceApplied: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Preference-Applied",
+                            as: Swift.String.self
+                        )
+                    )
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Mutation.Body
                     let chosenContentType = try converter.bestContentType(
@@ -1490,7 +1526,7 @@ internal struct Client: APIProtocol {
                     switch chosenContentType {
                     case "application/json":
                         body = try await converter.getResponseBodyAsJSON(
-                            Components.Schemas.Mutation.self,
+                            Components.Responses.Mutation.Body.JsonPayload.self,
                             from: responseBody,
                             transforming: { value in
                                 .json(value)
@@ -1764,6 +1800,11 @@ internal struct Client: APIProtocol {
                     name: "If-Match",
                     value: input.headers.ifMatch
                 )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "Prefer",
+                    value: input.headers.prefer
+                )
                 converter.setAcceptHeader(
                     in: &request.headerFields,
                     contentTypes: input.headers.accept
@@ -1784,11 +1825,18 @@ internal struct Client: APIProtocol {
             deserializer: { response, responseBody in
                 switch response.status.code {
                 case 200:
-                    let headers: Components.Responses.Mutation.Headers = .init(eTag: try converter.getOptionalHeaderFieldAsURI(
-                        in: response.headerFields,
-                        name: "ETag",
-                        as: Swift.String.self
-                    ))
+                    let headers: Components.Responses.Mutation.Headers = .init(
+                        eTag: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "ETag",
+                            as: Swift.String.self
+                        ),
+                        preferenceApplied: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Preference-Applied",
+                            as: Swift.String.self
+                        )
+                    )
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Mutation.Body
                     let chosenContentType = try converter.bestContentType(
@@ -1800,7 +1848,7 @@ internal struct Client: APIProtocol {
                     switch chosenContentType {
                     case "application/json":
                         body = try await converter.getResponseBodyAsJSON(
-                            Components.Schemas.Mutation.self,
+                            Components.Responses.Mutation.Body.JsonPayload.self,
                             from: responseBody,
                             transforming: { value in
                                 .json(value)
@@ -2074,6 +2122,11 @@ internal struct Client: APIProtocol {
                     name: "If-Match",
                     value: input.headers.ifMatch
                 )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "Prefer",
+                    value: input.headers.prefer
+                )
                 converter.setAcceptHeader(
                     in: &request.headerFields,
                     contentTypes: input.headers.accept
@@ -2094,11 +2147,18 @@ internal struct Client: APIProtocol {
             deserializer: { response, responseBody in
                 switch response.status.code {
                 case 200:
-                    let headers: Components.Responses.Mutation.Headers = .init(eTag: try converter.getOptionalHeaderFieldAsURI(
-                        in: response.headerFields,
-                        name: "ETag",
-                        as: Swift.String.self
-                    ))
+                    let headers: Components.Responses.Mutation.Headers = .init(
+                        eTag: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "ETag",
+                            as: Swift.String.self
+                        ),
+                        preferenceApplied: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Preference-Applied",
+                            as: Swift.String.self
+                        )
+                    )
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Mutation.Body
                     let chosenContentType = try converter.bestContentType(
@@ -2110,7 +2170,7 @@ internal struct Client: APIProtocol {
                     switch chosenContentType {
                     case "application/json":
                         body = try await converter.getResponseBodyAsJSON(
-                            Components.Schemas.Mutation.self,
+                            Components.Responses.Mutation.Body.JsonPayload.self,
                             from: responseBody,
                             transforming: { value in
                                 .json(value)
@@ -2384,6 +2444,11 @@ internal struct Client: APIProtocol {
                     name: "If-Match",
                     value: input.headers.ifMatch
                 )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "Prefer",
+                    value: input.headers.prefer
+                )
                 converter.setAcceptHeader(
                     in: &request.headerFields,
                     contentTypes: input.headers.accept
@@ -2404,11 +2469,18 @@ internal struct Client: APIProtocol {
             deserializer: { response, responseBody in
                 switch response.status.code {
                 case 200:
-                    let headers: Components.Responses.Mutation.Headers = .init(eTag: try converter.getOptionalHeaderFieldAsURI(
-                        in: response.headerFields,
-                        name: "ETag",
-                        as: Swift.String.self
-                    ))
+                    let headers: Components.Responses.Mutation.Headers = .init(
+                        eTag: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "ETag",
+                            as: Swift.String.self
+                        ),
+                        preferenceApplied: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Preference-Applied",
+                            as: Swift.String.self
+                        )
+                    )
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Mutation.Body
                     let chosenContentType = try converter.bestContentType(
@@ -2420,7 +2492,7 @@ internal struct Client: APIProtocol {
                     switch chosenContentType {
                     case "application/json":
                         body = try await converter.getResponseBodyAsJSON(
-                            Components.Schemas.Mutation.self,
+                            Components.Responses.Mutation.Body.JsonPayload.self,
                             from: responseBody,
                             transforming: { value in
                                 .json(value)
@@ -2694,6 +2766,11 @@ internal struct Client: APIProtocol {
                     name: "If-Match",
                     value: input.headers.ifMatch
                 )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "Prefer",
+                    value: input.headers.prefer
+                )
                 converter.setAcceptHeader(
                     in: &request.headerFields,
                     contentTypes: input.headers.accept
@@ -2714,11 +2791,18 @@ internal struct Client: APIProtocol {
             deserializer: { response, responseBody in
                 switch response.status.code {
                 case 200:
-                    let headers: Components.Responses.Mutation.Headers = .init(eTag: try converter.getOptionalHeaderFieldAsURI(
-                        in: response.headerFields,
-                        name: "ETag",
-                        as: Swift.String.self
-                    ))
+                    let headers: Components.Responses.Mutation.Headers = .init(
+                        eTag: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "ETag",
+                            as: Swift.String.self
+                        ),
+                        preferenceApplied: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Preference-Applied",
+                            as: Swift.String.self
+                        )
+                    )
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Mutation.Body
                     let chosenContentType = try converter.bestContentType(
@@ -2730,7 +2814,7 @@ internal struct Client: APIProtocol {
                     switch chosenContentType {
                     case "application/json":
                         body = try await converter.getResponseBodyAsJSON(
-                            Components.Schemas.Mutation.self,
+                            Components.Responses.Mutation.Body.JsonPayload.self,
                             from: responseBody,
                             transforming: { value in
                                 .json(value)
@@ -3004,6 +3088,11 @@ internal struct Client: APIProtocol {
                     name: "If-Match",
                     value: input.headers.ifMatch
                 )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "Prefer",
+                    value: input.headers.prefer
+                )
                 converter.setAcceptHeader(
                     in: &request.headerFields,
                     contentTypes: input.headers.accept
@@ -3024,11 +3113,18 @@ internal struct Client: APIProtocol {
             deserializer: { response, responseBody in
                 switch response.status.code {
                 case 200:
-                    let headers: Components.Responses.Mutation.Headers = .init(eTag: try converter.getOptionalHeaderFieldAsURI(
-                        in: response.headerFields,
-                        name: "ETag",
-                        as: Swift.String.self
-                    ))
+                    let headers: Components.Responses.Mutation.Headers = .init(
+                        eTag: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "ETag",
+                            as: Swift.String.self
+                        ),
+                        preferenceApplied: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Preference-Applied",
+                            as: Swift.String.self
+                        )
+                    )
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Mutation.Body
                     let chosenContentType = try converter.bestContentType(
@@ -3040,7 +3136,7 @@ internal struct Client: APIProtocol {
                     switch chosenContentType {
                     case "application/json":
                         body = try await converter.getResponseBodyAsJSON(
-                            Components.Schemas.Mutation.self,
+                            Components.Responses.Mutation.Body.JsonPayload.self,
                             from: responseBody,
                             transforming: { value in
                                 .json(value)
@@ -3314,6 +3410,11 @@ internal struct Client: APIProtocol {
                     name: "If-Match",
                     value: input.headers.ifMatch
                 )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "Prefer",
+                    value: input.headers.prefer
+                )
                 converter.setAcceptHeader(
                     in: &request.headerFields,
                     contentTypes: input.headers.accept
@@ -3334,11 +3435,18 @@ internal struct Client: APIProtocol {
             deserializer: { response, responseBody in
                 switch response.status.code {
                 case 200:
-                    let headers: Components.Responses.Mutation.Headers = .init(eTag: try converter.getOptionalHeaderFieldAsURI(
-                        in: response.headerFields,
-                        name: "ETag",
-                        as: Swift.String.self
-                    ))
+                    let headers: Components.Responses.Mutation.Headers = .init(
+                        eTag: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "ETag",
+                            as: Swift.String.self
+                        ),
+                        preferenceApplied: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Preference-Applied",
+                            as: Swift.String.self
+                        )
+                    )
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Mutation.Body
                     let chosenContentType = try converter.bestContentType(
@@ -3350,7 +3458,7 @@ internal struct Client: APIProtocol {
                     switch chosenContentType {
                     case "application/json":
                         body = try await converter.getResponseBodyAsJSON(
-                            Components.Schemas.Mutation.self,
+                            Components.Responses.Mutation.Body.JsonPayload.self,
                             from: responseBody,
                             transforming: { value in
                                 .json(value)
@@ -3624,6 +3732,11 @@ internal struct Client: APIProtocol {
                     name: "If-Match",
                     value: input.headers.ifMatch
                 )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "Prefer",
+                    value: input.headers.prefer
+                )
                 converter.setAcceptHeader(
                     in: &request.headerFields,
                     contentTypes: input.headers.accept
@@ -3644,11 +3757,18 @@ internal struct Client: APIProtocol {
             deserializer: { response, responseBody in
                 switch response.status.code {
                 case 200:
-                    let headers: Components.Responses.Mutation.Headers = .init(eTag: try converter.getOptionalHeaderFieldAsURI(
-                        in: response.headerFields,
-                        name: "ETag",
-                        as: Swift.String.self
-                    ))
+                    let headers: Components.Responses.Mutation.Headers = .init(
+                        eTag: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "ETag",
+                            as: Swift.String.self
+                        ),
+                        preferenceApplied: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Preference-Applied",
+                            as: Swift.String.self
+                        )
+                    )
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Mutation.Body
                     let chosenContentType = try converter.bestContentType(
@@ -3660,7 +3780,7 @@ internal struct Client: APIProtocol {
                     switch chosenContentType {
                     case "application/json":
                         body = try await converter.getResponseBodyAsJSON(
-                            Components.Schemas.Mutation.self,
+                            Components.Responses.Mutation.Body.JsonPayload.self,
                             from: responseBody,
                             transforming: { value in
                                 .json(value)
@@ -3934,6 +4054,11 @@ internal struct Client: APIProtocol {
                     name: "If-Match",
                     value: input.headers.ifMatch
                 )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "Prefer",
+                    value: input.headers.prefer
+                )
                 converter.setAcceptHeader(
                     in: &request.headerFields,
                     contentTypes: input.headers.accept
@@ -3954,11 +4079,18 @@ internal struct Client: APIProtocol {
             deserializer: { response, responseBody in
                 switch response.status.code {
                 case 200:
-                    let headers: Components.Responses.Mutation.Headers = .init(eTag: try converter.getOptionalHeaderFieldAsURI(
-                        in: response.headerFields,
-                        name: "ETag",
-                        as: Swift.String.self
-                    ))
+                    let headers: Components.Responses.Mutation.Headers = .init(
+                        eTag: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "ETag",
+                            as: Swift.String.self
+                        ),
+                        preferenceApplied: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Preference-Applied",
+                            as: Swift.String.self
+                        )
+                    )
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Mutation.Body
                     let chosenContentType = try converter.bestContentType(
@@ -3970,7 +4102,7 @@ internal struct Client: APIProtocol {
                     switch chosenContentType {
                     case "application/json":
                         body = try await converter.getResponseBodyAsJSON(
-                            Components.Schemas.Mutation.self,
+                            Components.Responses.Mutation.Body.JsonPayload.self,
                             from: responseBody,
                             transforming: { value in
                                 .json(value)

@@ -15,5 +15,9 @@ extension Components {
         ///
         /// - Remark: Generated from `#/components/parameters/ifMatch`.
         internal typealias IfMatch = Swift.String
+        /// `return=minimal` (RFC 7240): answer `{version, events}` without the state, for a client that follows the event stream. Any other preference is ignored; the answer then carries the whole state.
+        ///
+        /// - Remark: Generated from `#/components/parameters/prefer`.
+        internal typealias Prefer = Swift.String
     }
 }

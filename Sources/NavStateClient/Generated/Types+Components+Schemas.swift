@@ -2268,5 +2268,45 @@ extension Components {
                 case opIndex
             }
         }
+        /// The answer to a mutation sent with `Prefer: return=minimal`: the version it made and its events, without the state.
+        ///
+        /// - Remark: Generated from `#/components/schemas/MinimalMutation`.
+        internal struct MinimalMutation: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/MinimalMutation/version`.
+            internal var version: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/MinimalMutation/events`.
+            internal var events: [Components.Schemas.Event]
+            /// Creates a new `MinimalMutation`.
+            ///
+            /// - Parameters:
+            ///   - version:
+            ///   - events:
+            internal init(
+                version: Swift.Int,
+                events: [Components.Schemas.Event]
+            ) {
+                self.version = version
+                self.events = events
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case version
+                case events
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.version = try container.decode(
+                    Swift.Int.self,
+                    forKey: .version
+                )
+                self.events = try container.decode(
+                    [Components.Schemas.Event].self,
+                    forKey: .events
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "version",
+                    "events"
+                ])
+            }
+        }
     }
 }

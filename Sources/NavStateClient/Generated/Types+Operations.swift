@@ -1262,17 +1262,24 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/state/PUT/header/If-Match`.
                 internal var ifMatch: Components.Parameters.IfMatch?
+                /// `return=minimal` (RFC 7240): answer `{version, events}` without the state, for a client that follows the event stream. Any other preference is ignored; the answer then carries the whole state.
+                ///
+                /// - Remark: Generated from `#/paths/v1/sessions/{sid}/state/PUT/header/Prefer`.
+                internal var prefer: Components.Parameters.Prefer?
                 internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.PutState.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
                 ///   - ifMatch: Apply only if the session is at this version (its ETag, e.g. `"3"`, or `*`). Otherwise 412 with the current `version`.
+                ///   - prefer: `return=minimal` (RFC 7240): answer `{version, events}` without the state, for a client that follows the event stream. Any other preference is ignored; the answer then carries the whole state.
                 ///   - accept:
                 internal init(
                     ifMatch: Components.Parameters.IfMatch? = nil,
+                    prefer: Components.Parameters.Prefer? = nil,
                     accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.PutState.AcceptableContentType>] = .defaultValues()
                 ) {
                     self.ifMatch = ifMatch
+                    self.prefer = prefer
                     self.accept = accept
                 }
             }
@@ -1300,7 +1307,7 @@ internal enum Operations {
             }
         }
         internal enum Output: Sendable, Hashable {
-            /// Applied (or, for an operation that changes nothing, accepted with no events and the same version).
+            /// Applied (or, for an operation that changes nothing, accepted with no events and the same version). With `Prefer: return=minimal`, `{version, events}` instead.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/state/put(putState)/responses/200`.
             ///
@@ -1604,17 +1611,24 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/coordinators/{cid}/DELETE/header/If-Match`.
                 internal var ifMatch: Components.Parameters.IfMatch?
+                /// `return=minimal` (RFC 7240): answer `{version, events}` without the state, for a client that follows the event stream. Any other preference is ignored; the answer then carries the whole state.
+                ///
+                /// - Remark: Generated from `#/paths/v1/sessions/{sid}/coordinators/{cid}/DELETE/header/Prefer`.
+                internal var prefer: Components.Parameters.Prefer?
                 internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.TeardownCoordinator.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
                 ///   - ifMatch: Apply only if the session is at this version (its ETag, e.g. `"3"`, or `*`). Otherwise 412 with the current `version`.
+                ///   - prefer: `return=minimal` (RFC 7240): answer `{version, events}` without the state, for a client that follows the event stream. Any other preference is ignored; the answer then carries the whole state.
                 ///   - accept:
                 internal init(
                     ifMatch: Components.Parameters.IfMatch? = nil,
+                    prefer: Components.Parameters.Prefer? = nil,
                     accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.TeardownCoordinator.AcceptableContentType>] = .defaultValues()
                 ) {
                     self.ifMatch = ifMatch
+                    self.prefer = prefer
                     self.accept = accept
                 }
             }
@@ -1633,7 +1647,7 @@ internal enum Operations {
             }
         }
         internal enum Output: Sendable, Hashable {
-            /// Applied (or, for an operation that changes nothing, accepted with no events and the same version).
+            /// Applied (or, for an operation that changes nothing, accepted with no events and the same version). With `Prefer: return=minimal`, `{version, events}` instead.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/coordinators/{cid}/delete(teardownCoordinator)/responses/200`.
             ///
@@ -2075,17 +2089,24 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/push/POST/header/If-Match`.
                 internal var ifMatch: Components.Parameters.IfMatch?
+                /// `return=minimal` (RFC 7240): answer `{version, events}` without the state, for a client that follows the event stream. Any other preference is ignored; the answer then carries the whole state.
+                ///
+                /// - Remark: Generated from `#/paths/v1/sessions/{sid}/push/POST/header/Prefer`.
+                internal var prefer: Components.Parameters.Prefer?
                 internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.Push.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
                 ///   - ifMatch: Apply only if the session is at this version (its ETag, e.g. `"3"`, or `*`). Otherwise 412 with the current `version`.
+                ///   - prefer: `return=minimal` (RFC 7240): answer `{version, events}` without the state, for a client that follows the event stream. Any other preference is ignored; the answer then carries the whole state.
                 ///   - accept:
                 internal init(
                     ifMatch: Components.Parameters.IfMatch? = nil,
+                    prefer: Components.Parameters.Prefer? = nil,
                     accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.Push.AcceptableContentType>] = .defaultValues()
                 ) {
                     self.ifMatch = ifMatch
+                    self.prefer = prefer
                     self.accept = accept
                 }
             }
@@ -2113,7 +2134,7 @@ internal enum Operations {
             }
         }
         internal enum Output: Sendable, Hashable {
-            /// Applied (or, for an operation that changes nothing, accepted with no events and the same version).
+            /// Applied (or, for an operation that changes nothing, accepted with no events and the same version). With `Prefer: return=minimal`, `{version, events}` instead.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/push/post(push)/responses/200`.
             ///
@@ -2410,17 +2431,24 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/pop/POST/header/If-Match`.
                 internal var ifMatch: Components.Parameters.IfMatch?
+                /// `return=minimal` (RFC 7240): answer `{version, events}` without the state, for a client that follows the event stream. Any other preference is ignored; the answer then carries the whole state.
+                ///
+                /// - Remark: Generated from `#/paths/v1/sessions/{sid}/pop/POST/header/Prefer`.
+                internal var prefer: Components.Parameters.Prefer?
                 internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.Pop.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
                 ///   - ifMatch: Apply only if the session is at this version (its ETag, e.g. `"3"`, or `*`). Otherwise 412 with the current `version`.
+                ///   - prefer: `return=minimal` (RFC 7240): answer `{version, events}` without the state, for a client that follows the event stream. Any other preference is ignored; the answer then carries the whole state.
                 ///   - accept:
                 internal init(
                     ifMatch: Components.Parameters.IfMatch? = nil,
+                    prefer: Components.Parameters.Prefer? = nil,
                     accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.Pop.AcceptableContentType>] = .defaultValues()
                 ) {
                     self.ifMatch = ifMatch
+                    self.prefer = prefer
                     self.accept = accept
                 }
             }
@@ -2448,7 +2476,7 @@ internal enum Operations {
             }
         }
         internal enum Output: Sendable, Hashable {
-            /// Applied (or, for an operation that changes nothing, accepted with no events and the same version).
+            /// Applied (or, for an operation that changes nothing, accepted with no events and the same version). With `Prefer: return=minimal`, `{version, events}` instead.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/pop/post(pop)/responses/200`.
             ///
@@ -2745,17 +2773,24 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/present/POST/header/If-Match`.
                 internal var ifMatch: Components.Parameters.IfMatch?
+                /// `return=minimal` (RFC 7240): answer `{version, events}` without the state, for a client that follows the event stream. Any other preference is ignored; the answer then carries the whole state.
+                ///
+                /// - Remark: Generated from `#/paths/v1/sessions/{sid}/present/POST/header/Prefer`.
+                internal var prefer: Components.Parameters.Prefer?
                 internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.Present.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
                 ///   - ifMatch: Apply only if the session is at this version (its ETag, e.g. `"3"`, or `*`). Otherwise 412 with the current `version`.
+                ///   - prefer: `return=minimal` (RFC 7240): answer `{version, events}` without the state, for a client that follows the event stream. Any other preference is ignored; the answer then carries the whole state.
                 ///   - accept:
                 internal init(
                     ifMatch: Components.Parameters.IfMatch? = nil,
+                    prefer: Components.Parameters.Prefer? = nil,
                     accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.Present.AcceptableContentType>] = .defaultValues()
                 ) {
                     self.ifMatch = ifMatch
+                    self.prefer = prefer
                     self.accept = accept
                 }
             }
@@ -2783,7 +2818,7 @@ internal enum Operations {
             }
         }
         internal enum Output: Sendable, Hashable {
-            /// Applied (or, for an operation that changes nothing, accepted with no events and the same version).
+            /// Applied (or, for an operation that changes nothing, accepted with no events and the same version). With `Prefer: return=minimal`, `{version, events}` instead.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/present/post(present)/responses/200`.
             ///
@@ -3080,17 +3115,24 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/dismiss/POST/header/If-Match`.
                 internal var ifMatch: Components.Parameters.IfMatch?
+                /// `return=minimal` (RFC 7240): answer `{version, events}` without the state, for a client that follows the event stream. Any other preference is ignored; the answer then carries the whole state.
+                ///
+                /// - Remark: Generated from `#/paths/v1/sessions/{sid}/dismiss/POST/header/Prefer`.
+                internal var prefer: Components.Parameters.Prefer?
                 internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.Dismiss.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
                 ///   - ifMatch: Apply only if the session is at this version (its ETag, e.g. `"3"`, or `*`). Otherwise 412 with the current `version`.
+                ///   - prefer: `return=minimal` (RFC 7240): answer `{version, events}` without the state, for a client that follows the event stream. Any other preference is ignored; the answer then carries the whole state.
                 ///   - accept:
                 internal init(
                     ifMatch: Components.Parameters.IfMatch? = nil,
+                    prefer: Components.Parameters.Prefer? = nil,
                     accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.Dismiss.AcceptableContentType>] = .defaultValues()
                 ) {
                     self.ifMatch = ifMatch
+                    self.prefer = prefer
                     self.accept = accept
                 }
             }
@@ -3118,7 +3160,7 @@ internal enum Operations {
             }
         }
         internal enum Output: Sendable, Hashable {
-            /// Applied (or, for an operation that changes nothing, accepted with no events and the same version).
+            /// Applied (or, for an operation that changes nothing, accepted with no events and the same version). With `Prefer: return=minimal`, `{version, events}` instead.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/dismiss/post(dismiss)/responses/200`.
             ///
@@ -3415,17 +3457,24 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/back/POST/header/If-Match`.
                 internal var ifMatch: Components.Parameters.IfMatch?
+                /// `return=minimal` (RFC 7240): answer `{version, events}` without the state, for a client that follows the event stream. Any other preference is ignored; the answer then carries the whole state.
+                ///
+                /// - Remark: Generated from `#/paths/v1/sessions/{sid}/back/POST/header/Prefer`.
+                internal var prefer: Components.Parameters.Prefer?
                 internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.Back.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
                 ///   - ifMatch: Apply only if the session is at this version (its ETag, e.g. `"3"`, or `*`). Otherwise 412 with the current `version`.
+                ///   - prefer: `return=minimal` (RFC 7240): answer `{version, events}` without the state, for a client that follows the event stream. Any other preference is ignored; the answer then carries the whole state.
                 ///   - accept:
                 internal init(
                     ifMatch: Components.Parameters.IfMatch? = nil,
+                    prefer: Components.Parameters.Prefer? = nil,
                     accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.Back.AcceptableContentType>] = .defaultValues()
                 ) {
                     self.ifMatch = ifMatch
+                    self.prefer = prefer
                     self.accept = accept
                 }
             }
@@ -3453,7 +3502,7 @@ internal enum Operations {
             }
         }
         internal enum Output: Sendable, Hashable {
-            /// Applied (or, for an operation that changes nothing, accepted with no events and the same version).
+            /// Applied (or, for an operation that changes nothing, accepted with no events and the same version). With `Prefer: return=minimal`, `{version, events}` instead.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/back/post(back)/responses/200`.
             ///
@@ -3750,17 +3799,24 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/replace/POST/header/If-Match`.
                 internal var ifMatch: Components.Parameters.IfMatch?
+                /// `return=minimal` (RFC 7240): answer `{version, events}` without the state, for a client that follows the event stream. Any other preference is ignored; the answer then carries the whole state.
+                ///
+                /// - Remark: Generated from `#/paths/v1/sessions/{sid}/replace/POST/header/Prefer`.
+                internal var prefer: Components.Parameters.Prefer?
                 internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.Replace.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
                 ///   - ifMatch: Apply only if the session is at this version (its ETag, e.g. `"3"`, or `*`). Otherwise 412 with the current `version`.
+                ///   - prefer: `return=minimal` (RFC 7240): answer `{version, events}` without the state, for a client that follows the event stream. Any other preference is ignored; the answer then carries the whole state.
                 ///   - accept:
                 internal init(
                     ifMatch: Components.Parameters.IfMatch? = nil,
+                    prefer: Components.Parameters.Prefer? = nil,
                     accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.Replace.AcceptableContentType>] = .defaultValues()
                 ) {
                     self.ifMatch = ifMatch
+                    self.prefer = prefer
                     self.accept = accept
                 }
             }
@@ -3788,7 +3844,7 @@ internal enum Operations {
             }
         }
         internal enum Output: Sendable, Hashable {
-            /// Applied (or, for an operation that changes nothing, accepted with no events and the same version).
+            /// Applied (or, for an operation that changes nothing, accepted with no events and the same version). With `Prefer: return=minimal`, `{version, events}` instead.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/replace/post(replace)/responses/200`.
             ///
@@ -4085,17 +4141,24 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/select-tab/POST/header/If-Match`.
                 internal var ifMatch: Components.Parameters.IfMatch?
+                /// `return=minimal` (RFC 7240): answer `{version, events}` without the state, for a client that follows the event stream. Any other preference is ignored; the answer then carries the whole state.
+                ///
+                /// - Remark: Generated from `#/paths/v1/sessions/{sid}/select-tab/POST/header/Prefer`.
+                internal var prefer: Components.Parameters.Prefer?
                 internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.SelectTab.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
                 ///   - ifMatch: Apply only if the session is at this version (its ETag, e.g. `"3"`, or `*`). Otherwise 412 with the current `version`.
+                ///   - prefer: `return=minimal` (RFC 7240): answer `{version, events}` without the state, for a client that follows the event stream. Any other preference is ignored; the answer then carries the whole state.
                 ///   - accept:
                 internal init(
                     ifMatch: Components.Parameters.IfMatch? = nil,
+                    prefer: Components.Parameters.Prefer? = nil,
                     accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.SelectTab.AcceptableContentType>] = .defaultValues()
                 ) {
                     self.ifMatch = ifMatch
+                    self.prefer = prefer
                     self.accept = accept
                 }
             }
@@ -4123,7 +4186,7 @@ internal enum Operations {
             }
         }
         internal enum Output: Sendable, Hashable {
-            /// Applied (or, for an operation that changes nothing, accepted with no events and the same version).
+            /// Applied (or, for an operation that changes nothing, accepted with no events and the same version). With `Prefer: return=minimal`, `{version, events}` instead.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/select-tab/post(selectTab)/responses/200`.
             ///
@@ -4420,17 +4483,24 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/deeplink/POST/header/If-Match`.
                 internal var ifMatch: Components.Parameters.IfMatch?
+                /// `return=minimal` (RFC 7240): answer `{version, events}` without the state, for a client that follows the event stream. Any other preference is ignored; the answer then carries the whole state.
+                ///
+                /// - Remark: Generated from `#/paths/v1/sessions/{sid}/deeplink/POST/header/Prefer`.
+                internal var prefer: Components.Parameters.Prefer?
                 internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.DeepLink.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
                 ///   - ifMatch: Apply only if the session is at this version (its ETag, e.g. `"3"`, or `*`). Otherwise 412 with the current `version`.
+                ///   - prefer: `return=minimal` (RFC 7240): answer `{version, events}` without the state, for a client that follows the event stream. Any other preference is ignored; the answer then carries the whole state.
                 ///   - accept:
                 internal init(
                     ifMatch: Components.Parameters.IfMatch? = nil,
+                    prefer: Components.Parameters.Prefer? = nil,
                     accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.DeepLink.AcceptableContentType>] = .defaultValues()
                 ) {
                     self.ifMatch = ifMatch
+                    self.prefer = prefer
                     self.accept = accept
                 }
             }
@@ -4458,7 +4528,7 @@ internal enum Operations {
             }
         }
         internal enum Output: Sendable, Hashable {
-            /// Applied (or, for an operation that changes nothing, accepted with no events and the same version).
+            /// Applied (or, for an operation that changes nothing, accepted with no events and the same version). With `Prefer: return=minimal`, `{version, events}` instead.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/deeplink/post(deepLink)/responses/200`.
             ///
@@ -4755,17 +4825,24 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/batch/POST/header/If-Match`.
                 internal var ifMatch: Components.Parameters.IfMatch?
+                /// `return=minimal` (RFC 7240): answer `{version, events}` without the state, for a client that follows the event stream. Any other preference is ignored; the answer then carries the whole state.
+                ///
+                /// - Remark: Generated from `#/paths/v1/sessions/{sid}/batch/POST/header/Prefer`.
+                internal var prefer: Components.Parameters.Prefer?
                 internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.Batch.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
                 ///   - ifMatch: Apply only if the session is at this version (its ETag, e.g. `"3"`, or `*`). Otherwise 412 with the current `version`.
+                ///   - prefer: `return=minimal` (RFC 7240): answer `{version, events}` without the state, for a client that follows the event stream. Any other preference is ignored; the answer then carries the whole state.
                 ///   - accept:
                 internal init(
                     ifMatch: Components.Parameters.IfMatch? = nil,
+                    prefer: Components.Parameters.Prefer? = nil,
                     accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.Batch.AcceptableContentType>] = .defaultValues()
                 ) {
                     self.ifMatch = ifMatch
+                    self.prefer = prefer
                     self.accept = accept
                 }
             }
@@ -4793,7 +4870,7 @@ internal enum Operations {
             }
         }
         internal enum Output: Sendable, Hashable {
-            /// Applied (or, for an operation that changes nothing, accepted with no events and the same version).
+            /// Applied (or, for an operation that changes nothing, accepted with no events and the same version). With `Prefer: return=minimal`, `{version, events}` instead.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/batch/post(batch)/responses/200`.
             ///
