@@ -39,11 +39,10 @@ extension NavStateService {
       status: status, headers: HTTPHeaders([("Content-Type", "application/json")]), body: body)
   }
 
-  /// The body as JSON, or nil when there is none. Refuses a body that is not declared JSON
-  /// (415), with or without a Content-Type: a form another site posts from a browser comes
-  /// without a preflight, and must not be read as a command. Malformed JSON is 400.
-  static func jsonBody(_ request: HTTPRequest) throws(APIProblem) -> JSONValue? {
-    guard !request.body.isEmpty else { return nil }
+  /// Refuses a body that is not declared JSON (415), with or without a Content-Type: a form
+  /// another site posts from a browser comes without a preflight, and must not be read as a
+  /// command.
+  static func requireJSONMediaType(_ request: HTTPRequest) throws(APIProblem) {
     let type = request.headers["content-type"]
     guard let type, isJSONMediaType(type) else {
       throw APIProblem(
@@ -52,6 +51,13 @@ extension NavStateService {
           ?? "send the body with Content-Type: application/json",
         headers: [("Accept", "application/json")])
     }
+  }
+
+  /// The body as JSON, or nil when there is none; not declared JSON is 415 (see
+  /// ``requireJSONMediaType(_:)``), malformed JSON is 400.
+  static func jsonBody(_ request: HTTPRequest) throws(APIProblem) -> JSONValue? {
+    guard !request.body.isEmpty else { return nil }
+    try requireJSONMediaType(request)
     do {
       return try JSONParser.parse(request.body)
     } catch {

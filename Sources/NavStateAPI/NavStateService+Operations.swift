@@ -20,12 +20,24 @@ extension NavStateService {
       ? HTTPResponse(status: 204) : response.http
   }
 
-  func mutate(
-    _ request: HTTPRequest, id: String, command: (JSONValue) throws(APIProblem) -> Command
-  ) throws(APIProblem) -> HTTPResponse {
+  func mutate(_ request: HTTPRequest, id: String, operation: String) throws(APIProblem)
+    -> HTTPResponse
+  {
     let record = try store.authorize(id: id, authorization: request.headers["authorization"])
-    let body = try Self.jsonBody(request) ?? .object(JSONObject())
-    return try apply(try command(body), to: record, request: request).http
+    return try apply(try command(operation, for: request), to: record, request: request).http
+  }
+
+  /// The body of `operation` as a command: the common shapes read straight from the bytes,
+  /// anything else parsed and decoded in full (which words every refusal).
+  func command(_ operation: String, for request: HTTPRequest) throws(APIProblem) -> Command {
+    if !request.body.isEmpty {
+      try Self.requireJSONMediaType(request)
+      let hot = request.body.withUnsafeBufferPointer { bytes in
+        HotCommandDecoder.command(operation, body: bytes)
+      }
+      if let hot { return hot }
+    }
+    return try decode(operation, try Self.jsonBody(request) ?? .object(JSONObject()))
   }
 
   struct Applied {

@@ -41,17 +41,13 @@ public final class NavStateService: Sendable {
     for operation in CommandDecoder.operations {
       router.add("POST", "/v1/sessions/{sid}/\(operation)") { [self] request, params in
         answer { () throws(APIProblem) in
-          try mutate(request, id: params["sid"] ?? "") { body throws(APIProblem) in
-            try decode(operation, body)
-          }
+          try mutate(request, id: params["sid"] ?? "", operation: operation)
         }
       }
     }
     router.add("PUT", "/v1/sessions/{sid}/state") { [self] request, params in
       answer { () throws(APIProblem) in
-        try mutate(request, id: params["sid"] ?? "") { body throws(APIProblem) in
-          try decode("state", body)
-        }
+        try mutate(request, id: params["sid"] ?? "", operation: "state")
       }
     }
     router.add("DELETE", "/v1/sessions/{sid}/coordinators/{cid}") { [self] request, params in
