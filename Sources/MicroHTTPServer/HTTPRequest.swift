@@ -41,11 +41,13 @@ public struct HTTPRequest: Sendable {
   }
 
   static func split(target: String) -> (path: String, query: String?) {
-    guard let mark = target.utf8.firstIndex(of: UInt8(ascii: "?")) else {
-      return (target, nil)
-    }
-    let path = String(target[..<mark])
-    let query = String(target[target.utf8.index(after: mark)...])
+    var target = target
+    let mark = target.withUTF8 { $0.firstIndex(of: UInt8(ascii: "?")) }
+    guard let mark else { return (target, nil) }
+    let utf8 = target.utf8
+    let markIndex = utf8.index(utf8.startIndex, offsetBy: mark)
+    let path = String(target[..<markIndex])
+    let query = String(target[utf8.index(after: markIndex)...])
     return (path, query)
   }
 

@@ -67,24 +67,20 @@ enum HeaderBlockAudit {
       guard inside(field.name), inside(field.value), field.name.offset == next else {
         return "a field line is folded (obs-fold) or does not end with CRLF"
       }
-      guard field.name.length > 0,
-        (field.name.offset..<(field.name.offset + field.name.length)).allSatisfy({
-          isTokenByte(block[$0])
-        })
-      else {
+      let nameEnd = field.name.offset + field.name.length
+      guard field.name.length > 0, all(field.name.offset..<nameEnd, in: block, isTokenByte) else {
         return "a field name contains whitespace or a character that is not allowed"
       }
-      let colon = field.name.offset + field.name.length
+      let colon = nameEnd
       guard byte(colon) == 0, field.value.offset > colon,
-        ((colon + 1)..<field.value.offset).allSatisfy({ block[$0] == 0x20 || block[$0] == 0x09 })
+        all((colon + 1)..<field.value.offset, in: block, { $0 == 0x20 || $0 == 0x09 })
       else {
         return "a field name must be followed directly by its colon"
       }
-      for offset in field.value.offset..<(field.value.offset + field.value.length)
-      where !isFieldValueByte(block[offset]) {
+      next = field.value.offset + field.value.length
+      guard all(field.value.offset..<next, in: block, isFieldValueByte) else {
         return "a field value contains NUL or another control byte"
       }
-      next = field.value.offset + field.value.length
       guard isEnd(next) else {
         return
           "a field value contains NUL or another control byte, or its line does not end with CRLF"
@@ -95,6 +91,18 @@ enum HeaderBlockAudit {
       return "the header block does not end with an empty CRLF line"
     }
     return nil
+  }
+
+  /// Whether every byte of `block` in `range` (already known to lie inside it) passes `test`.
+  @inline(__always)
+  private static func all(
+    _ range: Range<Int>, in block: UnsafeRawBufferPointer, _ test: (UInt8) -> Bool
+  ) -> Bool {
+    guard let base = block.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
+      return range.isEmpty
+    }
+    for offset in range where !test(base[offset]) { return false }
+    return true
   }
 
   /// RFC 9110 tchar: the characters of a field name.

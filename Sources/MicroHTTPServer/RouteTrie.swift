@@ -6,6 +6,7 @@ struct RouteTrie: Sendable {
     var pattern: String
     var parameterNames: [String]
     var handler: Router.Handler
+    var observer: Router.Observer?
   }
 
   struct Node: Sendable {

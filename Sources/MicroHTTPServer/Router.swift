@@ -19,10 +19,25 @@ public struct Router: HTTPHandler {
   public typealias Observer = @Sendable (RequestSummary) -> Void
 
   private var trie = RouteTrie()
-  private let observer: Observer?
+  /// Makes the observer of one pattern (nil: requests no route matched), once, when the route
+  /// is added, so that a request reaches its route's observer without a lookup.
+  private let makeObserver: (@Sendable (String?) -> Observer)?
+  private let unmatchedObserver: Observer?
 
+  /// One observer for every request.
   public init(observer: Observer? = nil) {
-    self.observer = observer
+    if let observer {
+      self.init(observers: { _ in observer })
+    } else {
+      self.init(observers: nil)
+    }
+  }
+
+  /// An observer per route pattern, from `observers`, called once per `add` and once for
+  /// requests that match no route.
+  public init(observers: (@Sendable (_ pattern: String?) -> Observer)?) {
+    self.makeObserver = observers
+    self.unmatchedObserver = observers?(nil)
   }
 
   /// Registers `handler` for `method` (case-sensitive, e.g. "GET") on `pattern`. Registering the
@@ -44,22 +59,25 @@ public struct Router: HTTPHandler {
     }
     trie.insert(
       keys, method: method,
-      route: RouteTrie.Route(pattern: pattern, parameterNames: names, handler: handler))
+      route: RouteTrie.Route(
+        pattern: pattern, parameterNames: names, handler: handler,
+        observer: makeObserver?(pattern)))
   }
 
   public func handle(_ request: HTTPRequest) -> HTTPResponse {
-    guard let observer else { return route(request).response }
+    guard makeObserver != nil else { return route(request).response }
     let started = ContinuousClock.now
-    let (response, pattern) = route(request)
-    observer(
+    let (response, route) = self.route(request)
+    let observer = route == nil ? unmatchedObserver : route?.observer
+    observer?(
       RequestSummary(
-        route: pattern, method: request.method, status: response.status,
+        route: route?.pattern, method: request.method, status: response.status,
         duration: ContinuousClock.now - started))
     return response
   }
 
-  /// The response and the pattern that matched (nil when none did).
-  private func route(_ request: HTTPRequest) -> (response: HTTPResponse, pattern: String?) {
+  /// The response and the route that matched (nil when none did).
+  private func route(_ request: HTTPRequest) -> (response: HTTPResponse, route: RouteTrie.Route?) {
     enum Outcome {
       case found(RouteTrie.Route, PathParameters)
       case methodNotAllowed([String])
@@ -92,7 +110,7 @@ public struct Router: HTTPHandler {
     }
     switch outcome {
     case .found(let route, let parameters):
-      return (route.handler(request, parameters), route.pattern)
+      return (route.handler(request, parameters), route)
     case .methodNotAllowed(let methods):
       var response = HTTPResponse.problem(
         status: 405, code: "method_not_allowed", title: "Method Not Allowed",
@@ -123,4 +141,11 @@ public struct RequestSummary: Sendable {
   public var method: String
   public var status: Int
   public var duration: Duration
+
+  public init(route: String?, method: String, status: Int, duration: Duration) {
+    self.route = route
+    self.method = method
+    self.status = status
+    self.duration = duration
+  }
 }

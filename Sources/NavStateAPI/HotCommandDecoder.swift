@@ -50,12 +50,14 @@ enum HotCommandDecoder {
         fields.popOnly == false, fields.dismissOnly == false
       else { return nil }
       let style = fields.style ?? .sheet
-      return .present(RouteRequest(route: route, params: fields.params ?? JSONObject()), style: style)
+      return .present(
+        RouteRequest(route: route, params: fields.params ?? JSONObject()), style: style)
     case "pop":
       guard fields.hasNoRouteMembers, fields.dismissOnly == false, fields.target == nil else {
         return nil
       }
-      let chosen = (fields.count != nil ? 1 : 0) + (fields.to != nil ? 1 : 0)
+      let chosen =
+        (fields.count != nil ? 1 : 0) + (fields.to != nil ? 1 : 0)
         + (fields.toRoot == true ? 1 : 0)
       guard chosen <= 1 else { return nil }
       if let to = fields.to { return .pop(.to(to)) }

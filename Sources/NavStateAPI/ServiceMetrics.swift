@@ -5,23 +5,9 @@ import Synchronization
 
 /// The service's Prometheus metrics, through swift-metrics handles backed by swift-prometheus.
 public final class ServiceMetrics: Sendable {
-  private struct RequestKey: Hashable {
-    var route: String
-    var method: String
-    var status: Int
-  }
-
   private let registry = PrometheusCollectorRegistry()
-  private let factory: PrometheusMetricsFactory
-  /// The handles of one route, method and status.
-  private struct RequestHandles {
-    var counter: CoreMetrics.Counter
-    var timer: CoreMetrics.Timer
-  }
-
-  /// Handles are made once per label set (making one goes through the registry's lock); after
-  /// that a request costs one short lookup here.
-  private let handles = Mutex<[RequestKey: RequestHandles]>([:])
+  /// Request counts and durations, one series per route pattern (and "unmatched").
+  private let routes = Mutex<[String: RouteSeries]>([:])
   private let liveSessions: CoreMetrics.Gauge
   private let liveCoordinators: CoreMetrics.Gauge
   private let openStreams: CoreMetrics.Gauge
@@ -33,13 +19,7 @@ public final class ServiceMetrics: Sendable {
   private let eventsReported = Atomic<Int>(0)
 
   public init() {
-    var factory = PrometheusMetricsFactory(registry: registry)
-    factory.defaultDurationHistogramBuckets = [
-      .microseconds(50), .microseconds(100), .microseconds(250), .microseconds(500),
-      .milliseconds(1), .milliseconds(2.5), .milliseconds(5), .milliseconds(10),
-      .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250), .seconds(1),
-    ]
-    self.factory = factory
+    let factory = PrometheusMetricsFactory(registry: registry)
     liveSessions = CoreMetrics.Gauge(label: "navstate_live_sessions", factory: factory)
     liveCoordinators = CoreMetrics.Gauge(label: "navstate_live_coordinators", factory: factory)
     openStreams = CoreMetrics.Gauge(label: "navstate_open_event_streams", factory: factory)
@@ -49,30 +29,17 @@ public final class ServiceMetrics: Sendable {
     eventsSent = CoreMetrics.Counter(label: "navstate_events_sent_total", factory: factory)
   }
 
-  /// Counts and times one answered request.
-  public func record(_ summary: RequestSummary) {
-    let key = RequestKey(
-      route: summary.route ?? "unmatched", method: summary.method, status: summary.status)
-    let found = handles.withLock { $0[key] } ?? makeHandles(key)
-    found.counter.increment()
-    let (seconds, attoseconds) = summary.duration.components
-    found.timer.recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
-  }
-
-  private func makeHandles(_ key: RequestKey) -> RequestHandles {
-    let made = RequestHandles(
-      counter: CoreMetrics.Counter(
-        label: "navstate_http_requests_total",
-        dimensions: [("route", key.route), ("method", key.method), ("status", String(key.status))],
-        factory: factory),
-      timer: CoreMetrics.Timer(
-        label: "navstate_http_request_duration_seconds", dimensions: [("route", key.route)],
-        factory: factory))
-    return handles.withLock { handles in
-      if let existing = handles[key] { return existing }
-      handles[key] = made
+  /// The observer for one route pattern (nil: requests no route matched), for the router to
+  /// keep with the route. Patterns registered for several methods share one series.
+  public func observer(forRoute route: String?) -> Router.Observer {
+    let name = route ?? "unmatched"
+    let series = routes.withLock { routes in
+      if let existing = routes[name] { return existing }
+      let made = RouteSeries(route: name)
+      routes[name] = made
       return made
     }
+    return { series.record($0) }
   }
 
   /// The exposition text, with the gauges read from the store at this moment.
@@ -85,7 +52,8 @@ public final class ServiceMetrics: Sendable {
     // The store counts with atomics on the hot path; the counters catch up here.
     Self.catchUp(expired, to: store.expiredSessions, reported: expiredReported)
     Self.catchUp(eventsSent, to: store.eventsDelivered, reported: eventsReported)
-    return registry.emitToBuffer()
+    let series = routes.withLock { $0.values.sorted { $0.route < $1.route } }
+    return RequestExposition.render(series) + registry.emitToBuffer()
   }
 
   private static func catchUp(

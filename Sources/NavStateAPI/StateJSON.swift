@@ -48,8 +48,8 @@ public enum StateJSON {
   /// `"id":…,"graph":…,"version":…,"createdAt":…,"updatedAt":…`: the members before
   /// `expiresAt`, which change only with the version.
   static func encodeHead(id: String, state: NavigationState, times: SessionTimes) -> [UInt8] {
-    var writer = JSONWriter(capacity: 160)
-    writer.beginObject()
+    // Members only, no braces: the writer places the commas between them all the same.
+    var writer = JSONWriter(capacity: 48 + id.utf8.count + state.graph.name.utf8.count + 96)
     writer.key("id")
     writer.string(id)
     writer.key("graph")
@@ -60,15 +60,14 @@ public enum StateJSON {
     times.createdAt.withRFC3339 { writer.plainString($0) }
     writer.key("updatedAt")
     times.updatedAt.withRFC3339 { writer.plainString($0) }
-    writer.endObject()
-    return Array(writer.bytes.dropFirst().dropLast())
+    return writer.bytes
   }
 
   /// `"active":…,"root":…,"path":…,"allowed":…`: the members that depend on the version alone,
   /// so that a session encodes them once per version (the times change on every read).
   static func encodeTail(of state: NavigationState) -> [UInt8] {
+    // Members only, no braces (see encodeHead).
     var writer = JSONWriter(capacity: 1024)
-    writer.beginObject()
     writer.key("active")
     if let active = state.activeID { writeID(active, into: &writer) } else { writer.null() }
     writer.key("root")
@@ -84,9 +83,7 @@ public enum StateJSON {
     writer.endArray()
     writer.key("allowed")
     writeAffordances(state.allowed, into: &writer)
-    writer.endObject()
-    // Without the braces: members to splice into the state object.
-    return Array(writer.bytes.dropFirst().dropLast())
+    return writer.bytes
   }
 
   /// `{push, sheet, fullScreenCover, replace, tabs, pop, back, dismiss, teardown}`

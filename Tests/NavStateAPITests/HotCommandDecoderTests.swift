@@ -21,8 +21,9 @@ import Testing
         == .push(RouteRequest(route: "detail", params: JSONObject(["id": 42]))))
     #expect(hot("pop", "{}") == .pop(.count(1)))
     #expect(hot("pop", #" { "toRoot" : true } "#) == .pop(.toRoot))
-    #expect(hot("present", #"{"route":"settings","style":"fullScreenCover"}"#)
-      == .present(RouteRequest(route: "settings"), style: .fullScreenCover))
+    #expect(
+      hot("present", #"{"route":"settings","style":"fullScreenCover"}"#)
+        == .present(RouteRequest(route: "settings"), style: .fullScreenCover))
     #expect(hot("dismiss", #"{"all":true}"#) == .dismiss(.all))
     #expect(hot("back", "{}") == .back())
     #expect(
@@ -87,9 +88,10 @@ import Testing
         using: &generator)!
       let body =
         operation == "batch"
-        ? #"{"ops":["# + (0..<Int.random(in: 0...3, using: &generator)).map { _ in
-          object(withOp: true)
-        }.joined(separator: ",") + "]}"
+        ? #"{"ops":["#
+          + (0..<Int.random(in: 0...3, using: &generator)).map { _ in
+            object(withOp: true)
+          }.joined(separator: ",") + "]}"
         : object(withOp: false)
       // A cut-off body must be left alone (or read the same), never crash.
       let cut = String(body.prefix(Int.random(in: 0...body.count, using: &generator)))
