@@ -18,6 +18,8 @@ public struct StoreConfiguration: Sendable {
   /// The largest request body: one operation grows a session by at most about twice that
   /// (its params in the tree, and again in its event), which the memory admission leaves room for.
   public var maxRequestBytes: Int = 64 * 1024
+  /// Seconds between heartbeats on an event stream.
+  public var heartbeatSeconds: Double = 15
 
   public init() {}
 }
@@ -41,6 +43,10 @@ public final class SessionStore: Sendable {
   private let lastSubscriberID = Atomic<Int>(0)
   /// Live sessions per client address.
   private let clientSessions = Mutex<[String: Int]>([:])
+  /// Session ids by the time they expire at, as far as known (see ``expireIdle(now:)``).
+  private let expiries = Mutex(DeadlineQueue<String>())
+  /// Open event streams by the time their next heartbeat is due.
+  private let heartbeats = Mutex(DeadlineQueue<HTTPStream>())
   public let memory: MemoryBudget
 
   public init(graphs: [RouteGraph], defaultGraph: String, configuration: StoreConfiguration) {
@@ -107,6 +113,7 @@ public final class SessionStore: Sendable {
       }
       if inserted {
         coordinatorCount.wrappingAdd(navigation.liveCount, ordering: .relaxed)
+        scheduleExpiry(of: record, at: data.expiresAt)
         return (record, token)
       }
     }
@@ -232,14 +239,23 @@ public final class SessionStore: Sendable {
     return ended.events
   }
 
-  /// Ends every session idle past its expiry time.
+  /// Ends every session idle past its expiry time. Only the sessions whose queued time has come
+  /// are looked at: one touched since it was queued goes back in at its new time.
   public func expireIdle(now: Timestamp) {
-    for shard in shards {
-      let records = shard.sessions.withLock { Array($0.values) }
-      for record in records {
-        _ = try? end(record, reason: .expired) { $0.expiresAt <= now }
-      }
+    let due = expiries.withLock { $0.popDue(now: now.milliseconds) }
+    for id in due {
+      // Deleted since it was queued: nothing to do.
+      guard let record = shard(for: id).sessions.withLock({ $0[id] }) else { continue }
+      let ended = (try? end(record, reason: .expired) { $0.expiresAt <= now }) ?? []
+      guard ended.isEmpty else { continue }
+      let later = record.data.withLock { $0.ended ? nil : $0.expiresAt }
+      if let later { expiries.withLock { $0.push(id, at: later.milliseconds) } }
     }
+  }
+
+  /// Queues a new session for expiry.
+  private func scheduleExpiry(of record: SessionRecord, at time: Timestamp) {
+    expiries.withLock { $0.push(record.id, at: time.milliseconds) }
   }
 
   func delivered(_ count: Int) {
@@ -270,21 +286,20 @@ public final class SessionStore: Sendable {
       }
       stream.write(initial)
       data.subscribers.append(EventSubscriber(id: id, stream: stream))
+      let due = Timestamp.now().adding(seconds: configuration.heartbeatSeconds).milliseconds
+      heartbeats.withLock { $0.push(stream, at: due) }
       return stream
     }
     return stream
   }
 
-  /// Writes a heartbeat comment to every open stream; streams whose client is gone are dropped.
-  public func sendHeartbeats() {
-    for shard in shards {
-      let records = shard.sessions.withLock { Array($0.values) }
-      for record in records {
-        record.data.withLock { data in
-          guard !data.subscribers.isEmpty else { return }
-          data.subscribers.removeAll { !$0.stream.write(EventStreamFraming.heartbeat) }
-        }
-      }
+  /// Writes a heartbeat comment to every open stream whose heartbeat is due, and queues its
+  /// next one; a stream whose client is gone fails the write, closes, and leaves its session.
+  public func sendHeartbeats(now: Timestamp) {
+    let due = heartbeats.withLock { $0.popDue(now: now.milliseconds) }
+    let next = now.adding(seconds: configuration.heartbeatSeconds).milliseconds
+    for stream in due where stream.write(EventStreamFraming.heartbeat) {
+      heartbeats.withLock { $0.push(stream, at: next) }
     }
   }
 }

@@ -168,6 +168,7 @@ struct NavStateCommand: ParsableCommand {
     storeConfiguration.maxSessionsPerClient = maxSessionsPerIp ?? max(1, maxSessions / 10)
     storeConfiguration.maxMemoryBytes = maxMemory * 1024 * 1024
     storeConfiguration.maxRequestBytes = maxBodyBytes
+    storeConfiguration.heartbeatSeconds = heartbeat
     let store = SessionStore(
       graphs: graphs, defaultGraph: defaultGraph, configuration: storeConfiguration)
     let service = NavStateService(store: store, logger: logger)
@@ -215,8 +216,12 @@ struct NavStateCommand: ParsableCommand {
     ) {
       store.expireIdle(now: .now())
     }
-    let heartbeats = RepeatingTask(label: "navstate.heartbeat", interval: heartbeat) {
-      store.sendHeartbeats()
+    // Each stream's heartbeat is due `heartbeat` seconds after its last; the task looks for
+    // due ones a few times per interval, so none is more than a quarter interval late.
+    let heartbeats = RepeatingTask(
+      label: "navstate.heartbeat", interval: min(1, max(0.05, heartbeat / 4))
+    ) {
+      store.sendHeartbeats(now: .now())
     }
     let shownHost = host.contains(":") ? "[\(host)]" : host
     print("listening on http://\(shownHost):\(server.port)")
