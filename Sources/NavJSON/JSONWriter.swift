@@ -213,3 +213,14 @@ extension JSONValue {
 
   public var encodedString: String { String(decoding: encoded, as: UTF8.self) }
 }
+
+extension JSONWriter {
+  /// The bytes written, in an allocation of their exact size: for output kept long (a session's
+  /// cached state), where the writer's spare capacity would be held for nothing.
+  public var compactedBytes: [UInt8] {
+    [UInt8](unsafeUninitializedCapacity: bytes.count) { buffer, count in
+      _ = buffer.initialize(from: bytes)
+      count = bytes.count
+    }
+  }
+}

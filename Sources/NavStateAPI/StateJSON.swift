@@ -60,7 +60,7 @@ public enum StateJSON {
     times.createdAt.withRFC3339 { writer.plainString($0) }
     writer.key("updatedAt")
     times.updatedAt.withRFC3339 { writer.plainString($0) }
-    return writer.bytes
+    return writer.compactedBytes
   }
 
   /// `"active":…,"root":…,"path":…,"allowed":…`: the members that depend on the version alone,
@@ -83,7 +83,8 @@ public enum StateJSON {
     writer.endArray()
     writer.key("allowed")
     writeAffordances(state.allowed, into: &writer)
-    return writer.bytes
+    // Kept with the session until the next version: an exact copy, not the writer's slack.
+    return writer.compactedBytes
   }
 
   /// `{push, sheet, fullScreenCover, replace, tabs, pop, back, dismiss, teardown}`
@@ -233,9 +234,10 @@ public enum StateJSON {
   }
 
   public static func encodeEvent(_ event: NavigationEvent) -> [UInt8] {
-    var writer = JSONWriter(capacity: 160)
+    var writer = JSONWriter(capacity: 256)
     writeEvent(event, into: &writer)
-    return writer.bytes
+    // Kept in the session's log: its exact size, not the writer's.
+    return writer.compactedBytes
   }
 
   /// A graph in the same format as the files it is loaded from.
