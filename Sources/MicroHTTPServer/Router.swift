@@ -57,17 +57,21 @@ public struct Router: HTTPHandler {
         keys.append(.literal(Array(segment.utf8)))
       }
     }
+    precondition(
+      names.count <= RouteTrie.Captures.capacity,
+      "a route pattern has at most \(RouteTrie.Captures.capacity) parameters")
     trie.insert(
-      keys, method: method,
+      keys,
       route: RouteTrie.Route(
-        pattern: pattern, parameterNames: names, handler: handler,
+        pattern: pattern, method: method, parameterNames: names, handler: handler,
         observer: makeObserver?(pattern)))
   }
 
   public func handle(_ request: HTTPRequest) -> HTTPResponse {
     guard makeObserver != nil else { return route(request).response }
     let started = ContinuousClock.now
-    let (response, route) = self.route(request)
+    let (response, index) = route(request)
+    let route = index.map { trie.routes[$0] }
     let observer = route == nil ? unmatchedObserver : route?.observer
     observer?(
       RequestSummary(
@@ -76,59 +80,53 @@ public struct Router: HTTPHandler {
     return response
   }
 
-  /// The response and the route that matched (nil when none did).
-  private func route(_ request: HTTPRequest) -> (response: HTTPResponse, route: RouteTrie.Route?) {
-    enum Outcome {
-      case found(RouteTrie.Route, PathParameters)
-      case methodNotAllowed([String])
-      case notFound
-    }
+  /// The response and the position of the route that matched (nil when none did).
+  private func route(_ request: HTTPRequest) -> (response: HTTPResponse, route: Int?) {
+    var parameters: [(String, String)] = []
+    var allowNode: Int?
     var path = request.path
-    let outcome = path.withUTF8 { whole -> Outcome in
+    let method = request.method
+    let found = path.withUTF8 { whole -> Int? in
       // "/a/b" and "a/b" both have the segments "a" and "b"; "/" has one empty segment.
       let skip = whole.first == UInt8(ascii: "/") ? 1 : 0
       let bytes = UnsafeBufferPointer(rebasing: whole[skip...])
-      var captures: [Range<Int>] = []
-      let method = request.method
-      if let index = trie.match(
-        bytes, captures: &captures, accept: { $0.route(for: method) != nil }),
-        let route = trie.nodes[index].route(for: method)
+      var captures = RouteTrie.Captures()
+      if let node = trie.match(bytes, method: method, captures: &captures),
+        let index = trie.route(at: node, for: method)
       {
-        var parameters: [(String, String)] = []
-        parameters.reserveCapacity(captures.count)
-        for (name, range) in zip(route.parameterNames, captures) {
-          let value = UnsafeBufferPointer(rebasing: bytes[range])
-          parameters.append((name, PercentDecoding.decode(value, plusAsSpace: false)))
+        let names = trie.routes[index].parameterNames
+        parameters.reserveCapacity(names.count)
+        for position in 0..<min(names.count, captures.count) {
+          let value = UnsafeBufferPointer(rebasing: bytes[captures[position]])
+          parameters.append((names[position], PercentDecoding.decode(value, plusAsSpace: false)))
         }
-        return .found(route, PathParameters(parameters))
+        return index
       }
-      captures.removeAll()
-      if let index = trie.match(bytes, captures: &captures, accept: { !$0.routes.isEmpty }) {
-        return .methodNotAllowed(Self.allowed(trie.nodes[index]))
-      }
-      return .notFound
+      captures = RouteTrie.Captures()
+      allowNode = trie.match(bytes, method: nil, captures: &captures)
+      return nil
     }
-    switch outcome {
-    case .found(let route, let parameters):
-      return (route.handler(request, parameters), route)
-    case .methodNotAllowed(let methods):
+    if let found {
+      return (trie.routes[found].handler(request, PathParameters(parameters)), found)
+    }
+    if let allowNode {
       var response = HTTPResponse.problem(
         status: 405, code: "method_not_allowed", title: "Method Not Allowed",
         detail: "\(request.method) is not allowed on \(request.path).")
-      response.headers.add("Allow", methods.joined(separator: ", "))
+      response.headers.add(
+        "Allow", Self.allowed(trie.methods(at: allowNode)).joined(separator: ", "))
       return (response, nil)
-    case .notFound:
-      let notFound = HTTPResponse.problem(
-        status: 404, code: "not_found", title: "Not Found",
-        detail: "No resource at \(request.path).")
-      return (notFound, nil)
     }
+    let notFound = HTTPResponse.problem(
+      status: 404, code: "not_found", title: "Not Found",
+      detail: "No resource at \(request.path).")
+    return (notFound, nil)
   }
 
-  /// The methods `node` answers, sorted, with HEAD added where GET is.
+  /// The methods given, sorted, with HEAD added where GET is.
   /// (When several patterns match the path, `Allow` lists those of the first one found.)
-  private static func allowed(_ node: RouteTrie.Node) -> [String] {
-    var methods = Set(node.routes.map(\.method))
+  private static func allowed(_ methods: [String]) -> [String] {
+    var methods = Set(methods)
     if methods.contains("GET") { methods.insert("HEAD") }
     return methods.sorted()
   }

@@ -32,11 +32,19 @@ extension NavStateService {
       extra: [("version", String(version))], headers: [("ETag", current)])
   }
 
-  static func etag(_ version: Int) -> String { "\"\(version)\"" }
+  /// `"12"`, built from digits (string interpolation goes through generic printing).
+  static func etag(_ version: Int) -> String {
+    var bytes: [UInt8] = [UInt8(ascii: "\"")]
+    bytes.reserveCapacity(22)
+    JSONWriter.appendDigits(of: max(0, version), to: &bytes)
+    bytes.append(UInt8(ascii: "\""))
+    return String(decoding: bytes, as: UTF8.self)
+  }
 
-  static func json(_ status: Int, _ body: [UInt8]) -> HTTPResponse {
-    HTTPResponse(
-      status: status, headers: HTTPHeaders([("Content-Type", "application/json")]), body: body)
+  static func json(_ status: Int, _ body: [UInt8], etag version: Int? = nil) -> HTTPResponse {
+    var headers = [("Content-Type", "application/json")]
+    if let version { headers.append(("ETag", etag(version))) }
+    return HTTPResponse(status: status, headers: HTTPHeaders(headers), body: body)
   }
 
   /// Refuses a body that is not declared JSON (415), with or without a Content-Type: a form

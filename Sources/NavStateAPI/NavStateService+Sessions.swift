@@ -52,15 +52,12 @@ extension NavStateService {
 
   func getSession(_ request: HTTPRequest, id: String) throws(APIProblem) -> HTTPResponse {
     let record = try store.authorize(id: id, authorization: request.headers["authorization"])
-    var writer = JSONWriter(capacity: 1024)
-    let version = try record.data.withLock { (data) throws(APIProblem) -> Int in
+    let (body, version) = try record.data.withLock {
+      (data) throws(APIProblem) -> ([UInt8], Int) in
       try Self.touch(&data, store: store)
-      record.writeState(of: &data, into: &writer)
-      return data.navigation.version
+      return (record.encodedState(of: &data), data.navigation.version)
     }
-    var response = Self.json(200, writer.bytes)
-    response.headers.add("ETag", Self.etag(version))
-    return response
+    return Self.json(200, body, etag: version)
   }
 
   func deleteSession(_ request: HTTPRequest, id: String) throws(APIProblem) -> HTTPResponse {

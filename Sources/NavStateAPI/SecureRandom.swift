@@ -68,4 +68,17 @@ enum SecureRandom {
     for (left, right) in zip(lhs, rhs) { difference |= left ^ right }
     return difference == 0
   }
+
+  /// The same over two buffers: every byte is compared, whatever the first difference.
+  static func constantTimeEqual(
+    _ lhs: UnsafeBufferPointer<UInt8>, _ rhs: UnsafeBufferPointer<UInt8>
+  )
+    -> Bool
+  {
+    guard lhs.count == rhs.count else { return false }
+    var difference: UInt8 = 0
+    for index in 0..<lhs.count { difference |= lhs[index] ^ rhs[index] }
+    return difference == 0
+  }
+
 }

@@ -50,9 +50,24 @@ final class SessionRecord: Sendable {
     SessionTimes(createdAt: createdAt, updatedAt: data.updatedAt, expiresAt: data.expiresAt)
   }
 
+  /// The state alone as JSON, in a buffer of the size it needs.
+  func encodedState(of data: inout Data) -> [UInt8] {
+    updateCache(of: &data)
+    var writer = JSONWriter(capacity: data.cachedHead.count + data.cachedTail.count + 48)
+    StateJSON.writeState(
+      head: data.cachedHead, expiresAt: data.expiresAt, tail: data.cachedTail, into: &writer)
+    return writer.bytes
+  }
+
   /// The state as JSON. All of it but `expiresAt` is encoded once per version and kept, so a
   /// read copies bytes.
   func writeState(of data: inout Data, into writer: inout JSONWriter) {
+    updateCache(of: &data)
+    StateJSON.writeState(
+      head: data.cachedHead, expiresAt: data.expiresAt, tail: data.cachedTail, into: &writer)
+  }
+
+  private func updateCache(of data: inout Data) {
     if data.cachedVersion != data.navigation.version {
       data.cachedHead = StateJSON.encodeHead(id: id, state: data.navigation, times: times(of: data))
       let tree = (root: data.navigation.rootID, coordinators: data.navigation.coordinators)
@@ -66,8 +81,6 @@ final class SessionRecord: Sendable {
       data.cachedTree = tree
       data.cachedVersion = data.navigation.version
     }
-    StateJSON.writeState(
-      head: data.cachedHead, expiresAt: data.expiresAt, tail: data.cachedTail, into: &writer)
   }
 }
 

@@ -177,7 +177,10 @@ public final class SessionStore: Sendable {
         _ = SecureRandom.constantTimeEqual(token, token)
         return .wrong
       }
-      return SecureRandom.constantTimeEqual(record.token, token) ? .valid : .wrong
+      let equal = record.token.withUnsafeBufferPointer {
+        SecureRandom.constantTimeEqual($0, token)
+      }
+      return equal ? .valid : .wrong
     }
     switch verdict {
     case .missing: throw APIProblem.missingToken
