@@ -31,6 +31,16 @@ public struct HTTPHeaders: Sendable {
     return nil
   }
 
+  /// Calls `body` with the bytes of the first value of `name` (nil when absent), without making a
+  /// `String` of it: for values that are only compared, such as a token.
+  public func withFirstValue<Result>(
+    _ name: String, _ body: (UnsafeBufferPointer<UInt8>?) -> Result
+  ) -> Result {
+    if let received { return received.withFirst(name, body) }
+    guard var value = self[name] else { return body(nil) }
+    return value.withUTF8 { body($0) }
+  }
+
   /// Every value of the field `name`, in order.
   public func values(_ name: String) -> [String] {
     pairs.compactMap { $0.0.equalsIgnoringASCIICase(name) ? $0.1 : nil }

@@ -20,19 +20,26 @@ final class ReceivedHeaders: @unchecked Sendable {
 
   /// The first value of `name` (MHD compares names without regard to case).
   func first(_ name: String) -> String? {
-    guard isOpen else { return nil }
+    withFirst(name) { $0.map { String(decoding: $0, as: UTF8.self) } }
+  }
+
+  /// Calls `body` with the first value of `name` where MHD keeps it, or nil.
+  func withFirst<Result>(_ name: String, _ body: (UnsafeBufferPointer<UInt8>?) -> Result) -> Result
+  {
+    guard isOpen else { return body(nil) }
     var name = name
-    return name.withUTF8 { key -> String? in
-      var value: UnsafePointer<CChar>?
-      var length = 0
-      let found = key.withMemoryRebound(to: CChar.self) { key in
+    var value: UnsafePointer<CChar>?
+    var length = 0
+    let found = name.withUTF8 { key in
+      key.withMemoryRebound(to: CChar.self) { key in
         MHD_lookup_connection_value_n(
           connection, .HEADER_KIND, key.baseAddress, key.count, &value, &length)
       }
-      guard found == .YES, let value else { return found == .YES ? "" : nil }
-      return value.withMemoryRebound(to: UInt8.self, capacity: length) {
-        String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
-      }
+    }
+    guard found == .YES else { return body(nil) }
+    guard let value else { return body(UnsafeBufferPointer(start: nil, count: 0)) }
+    return value.withMemoryRebound(to: UInt8.self, capacity: length) {
+      body(UnsafeBufferPointer(start: $0, count: length))
     }
   }
 

@@ -19,7 +19,7 @@ extension NavStateService {
   private func events(_ request: HTTPRequest, id: String, asStream wantsStream: Bool)
     throws(APIProblem) -> HTTPResponse
   {
-    let record = try store.authorize(id: id, authorization: request.headers["authorization"])
+    let record = try store.authorize(id: id, headers: request.headers)
     var after: Int? = nil
     if let text = request.queryItem("after") {
       guard let value = Int(text), value >= 0 else {

@@ -8,7 +8,7 @@ extension NavStateService {
   func teardown(_ request: HTTPRequest, id: String, coordinator: String) throws(APIProblem)
     -> HTTPResponse
   {
-    let record = try store.authorize(id: id, authorization: request.headers["authorization"])
+    let record = try store.authorize(id: id, headers: request.headers)
     guard let target = CoordinatorID(coordinator) else {
       throw APIProblem(
         NavigationError(
@@ -23,7 +23,7 @@ extension NavStateService {
   func mutate(_ request: HTTPRequest, id: String, operation: String) throws(APIProblem)
     -> HTTPResponse
   {
-    let record = try store.authorize(id: id, authorization: request.headers["authorization"])
+    let record = try store.authorize(id: id, headers: request.headers)
     return try apply(try command(operation, for: request), to: record, request: request).http
   }
 

@@ -51,7 +51,7 @@ extension NavStateService {
   }
 
   func getSession(_ request: HTTPRequest, id: String) throws(APIProblem) -> HTTPResponse {
-    let record = try store.authorize(id: id, authorization: request.headers["authorization"])
+    let record = try store.authorize(id: id, headers: request.headers)
     let (body, version) = try record.data.withLock {
       (data) throws(APIProblem) -> ([UInt8], Int) in
       try Self.touch(&data, store: store)
@@ -61,7 +61,7 @@ extension NavStateService {
   }
 
   func deleteSession(_ request: HTTPRequest, id: String) throws(APIProblem) -> HTTPResponse {
-    let record = try store.authorize(id: id, authorization: request.headers["authorization"])
+    let record = try store.authorize(id: id, headers: request.headers)
     let events = try store.end(record, reason: .deleted) { (data) throws(APIProblem) in
       try Self.checkPrecondition(request, version: data.navigation.version)
       return true

@@ -163,13 +163,14 @@ public final class SessionStore: Sendable {
   }
 
   /// The session for this id and bearer token. Unknown id and wrong token fail alike.
-  func authorize(id: String, authorization: String?) throws(APIProblem) -> SessionRecord {
-    guard var header = authorization else { throw APIProblem.missingToken }
+  /// The session `id`, if the request's `Authorization: Bearer` token is its token. A missing
+  /// token is 401; a malformed one 401; a wrong token and an unknown session the same 404.
+  func authorize(id: String, headers: HTTPHeaders) throws(APIProblem) -> SessionRecord {
     let record = shard(for: id).sessions.withLock { $0[id] }
     // The token is read and compared where it lies in the header, without a copy.
-    let verdict = header.withUTF8 { bytes -> TokenVerdict in
-      guard let range = BearerToken.range(in: bytes) else { return .missing }
-      let token = UnsafeBufferPointer(rebasing: bytes[range])
+    let verdict = headers.withFirstValue("authorization") { header -> TokenVerdict in
+      guard let header, let range = BearerToken.range(in: header) else { return .missing }
+      let token = UnsafeBufferPointer(rebasing: header[range])
       // Decided from the token's shape alone, so it says nothing about sessions.
       guard SecureRandom.isWellFormedToken(token) else { return .malformed }
       // Compared even when the id is unknown, so both failures take the same time.
