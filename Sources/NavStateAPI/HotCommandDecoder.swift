@@ -141,7 +141,9 @@ private struct SimpleFields {
       return true
     }
     func id() -> CoordinatorID? { scanner.plainString().flatMap(CoordinatorID.init) }
-    if opMember && key.spells("op") { return set(&op, scanner.plainString()) }
+    if opMember && key.spells("op") {
+      return set(&op, scanner.plainStringBytes().flatMap(Self.opName))
+    }
     if key.spells("route") { return set(&route, scanner.plainString()) }
     if key.spells("params") { return set(&params, Self.params(&scanner)) }
     if key.spells("target") { return set(&target, id()) }
@@ -155,6 +157,16 @@ private struct SimpleFields {
     if key.spells("coordinator") { return set(&coordinator, id()) }
     if key.spells("all") { return set(&all, scanner.bool()) }
     return false
+  }
+
+  /// The hot operations by name, as constants (no `String` made from the body).
+  private static func opName(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+    if bytes.spells("push") { return "push" }
+    if bytes.spells("pop") { return "pop" }
+    if bytes.spells("present") { return "present" }
+    if bytes.spells("dismiss") { return "dismiss" }
+    if bytes.spells("back") { return "back" }
+    return nil
   }
 
   /// A flat object of plain values, names unrepeated.

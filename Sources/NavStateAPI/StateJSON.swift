@@ -48,8 +48,10 @@ public enum StateJSON {
   /// `"id":…,"graph":…,"version":…,"createdAt":…,"updatedAt":…`: the members before
   /// `expiresAt`, which change only with the version.
   static func encodeHead(id: String, state: NavigationState, times: SessionTimes) -> [UInt8] {
-    // Members only, no braces: the writer places the commas between them all the same.
-    var writer = JSONWriter(capacity: 48 + id.utf8.count + state.graph.name.utf8.count + 96)
+    // Members only, no braces: the writer places the commas between them all the same. Sized to
+    // fit, so that the result is kept as it is, with no copy.
+    let size = 100 + id.utf8.count + state.graph.name.utf8.count + 20
+    var writer = JSONWriter(capacity: size)
     writer.key("id")
     writer.string(id)
     writer.key("graph")
@@ -60,7 +62,7 @@ public enum StateJSON {
     times.createdAt.withRFC3339 { writer.plainString($0) }
     writer.key("updatedAt")
     times.updatedAt.withRFC3339 { writer.plainString($0) }
-    return writer.compactedBytes
+    return writer.bytes.count * 2 > size ? writer.bytes : writer.compactedBytes
   }
 
   /// `"active":…,"root":…,"path":…,"allowed":…`: the members that depend on the version alone,
