@@ -53,6 +53,7 @@ extension NavStateService {
         writer.endArray()
         writer.key("reset")
         record.writeState(of: &data, into: &writer)
+        store.noteStateCache(of: record, &data, grew: false)
       }
       writer.key("lastSeq")
       writer.int(data.navigation.lastSeq)
@@ -75,6 +76,7 @@ extension NavStateService {
       } else {
         var writer = JSONWriter(capacity: 1024)
         record.writeState(of: &data, into: &writer)
+        store.noteStateCache(of: record, &data, grew: false)
         initial += EventStreamFraming.event(id: lastSeq, type: "reset", json: writer.bytes)
       }
       return initial

@@ -90,7 +90,7 @@ extension NavStateService {
         record.writeState(of: &data, into: &writer)
       }
       // After the state is written: its encoding is kept with the session, and counted.
-      if !events.isEmpty { store.reaccount(&data) }
+      store.noteStateCache(of: record, &data, grew: !events.isEmpty)
       writer.key("events")
       writer.beginArray()
       for entry in entries { writer.raw(entry.json) }

@@ -36,7 +36,7 @@ extension NavStateService {
       writer.beginObject()
       writer.key("session")
       record.writeState(of: &data, into: &writer)
-      if !data.ended { store.reaccount(&data) }
+      if !data.ended { store.noteStateCache(of: record, &data, grew: false) }
       writer.key("token")
       writer.string(token)
       writer.endObject()
@@ -55,7 +55,9 @@ extension NavStateService {
     let (body, version) = try record.data.withLock {
       (data) throws(APIProblem) -> ([UInt8], Int) in
       try Self.touch(&data, store: store)
-      return (record.encodedState(of: &data), data.navigation.version)
+      let body = record.encodedState(of: &data)
+      store.noteStateCache(of: record, &data, grew: false)
+      return (body, data.navigation.version)
     }
     return Self.json(200, body, etag: version)
   }

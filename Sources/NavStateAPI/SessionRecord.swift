@@ -29,6 +29,18 @@ final class SessionRecord: Sendable {
     /// this shares its storage with `navigation.coordinators`, so it costs no memory.
     var cachedTree: (root: CoordinatorID?, coordinators: CoordinatorTable)?
     var cachedVersion = -1
+    /// The cache was built since the memory budget last counted it.
+    var cacheUncounted = false
+    /// The cache is queued to be dropped once the session idles (see SessionStore).
+    var cacheDropQueued = false
+
+    /// Forgets the encoded state (it is rebuilt by the next read or write that needs it).
+    mutating func dropCache() {
+      cachedHead = []
+      cachedTail = []
+      cachedTree = nil
+      cachedVersion = -1
+    }
   }
 
   let id: String
@@ -80,6 +92,7 @@ final class SessionRecord: Sendable {
       }
       data.cachedTree = tree
       data.cachedVersion = data.navigation.version
+      data.cacheUncounted = true
     }
   }
 }

@@ -20,6 +20,9 @@ public struct StoreConfiguration: Sendable {
   public var maxRequestBytes: Int = 64 * 1024
   /// Seconds between heartbeats on an event stream.
   public var heartbeatSeconds: Double = 15
+  /// Seconds a session may go without a call before its encoded state is dropped: the cache
+  /// speeds up sessions in use, and would only hold memory in idle ones.
+  public var stateCacheIdleSeconds: Double = 10
 
   public init() {}
 }
@@ -45,6 +48,8 @@ public final class SessionStore: Sendable {
   private let clientSessions = Mutex<[String: Int]>([:])
   /// Session ids by the time they expire at, as far as known (see ``expireIdle(now:)``).
   private let expiries = Mutex(DeadlineQueue<String>())
+  /// Session ids by the time their encoded state may be dropped, as far as known.
+  private let cacheDrops = Mutex(DeadlineQueue<String>())
   /// Open event streams by the time their next heartbeat is due.
   private let heartbeats = Mutex(DeadlineQueue<HTTPStream>())
   public let memory: MemoryBudget
@@ -255,6 +260,45 @@ public final class SessionStore: Sendable {
       let later = record.data.withLock { $0.ended ? nil : $0.expiresAt }
       if let later { expiries.withLock { $0.push(id, at: later.milliseconds) } }
     }
+  }
+
+  /// After a call that may have grown the session (`grew`: its tree or log) or built its state
+  /// cache: counts it again in the memory budget if so, and queues the cache to be dropped when
+  /// the session idles.
+  func noteStateCache(of record: SessionRecord, _ data: inout SessionRecord.Data, grew: Bool) {
+    if grew || data.cacheUncounted {
+      data.cacheUncounted = false
+      reaccount(&data)
+    }
+    guard !data.cacheDropQueued, data.cachedVersion >= 0 else { return }
+    data.cacheDropQueued = true
+    let due = lastCall(of: data).adding(seconds: configuration.stateCacheIdleSeconds)
+    cacheDrops.withLock { $0.push(record.id, at: due.milliseconds) }
+  }
+
+  /// Drops the encoded state of sessions that have had no call for `stateCacheIdleSeconds`; one
+  /// called since its entry was queued goes back in at its new time.
+  public func dropIdleCaches(now: Timestamp) {
+    let due = cacheDrops.withLock { $0.popDue(now: now.milliseconds) }
+    for id in due {
+      guard let record = shard(for: id).sessions.withLock({ $0[id] }) else { continue }
+      let later = record.data.withLock { data -> Timestamp? in
+        guard !data.ended, data.cacheDropQueued else { return nil }
+        let idleSince = lastCall(of: data)
+        let dropAt = idleSince.adding(seconds: configuration.stateCacheIdleSeconds)
+        if dropAt > now { return dropAt }
+        data.dropCache()
+        data.cacheDropQueued = false
+        reaccount(&data)
+        return nil
+      }
+      if let later { cacheDrops.withLock { $0.push(id, at: later.milliseconds) } }
+    }
+  }
+
+  /// When the session was last called (every call moves its expiry one TTL past it).
+  private func lastCall(of data: SessionRecord.Data) -> Timestamp {
+    data.expiresAt.adding(seconds: -configuration.sessionTTLSeconds)
   }
 
   /// Queues a new session for expiry.

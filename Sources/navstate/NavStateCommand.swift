@@ -214,7 +214,9 @@ struct NavStateCommand: ParsableCommand {
     let sweeper = RepeatingTask(
       label: "navstate.expiry", interval: min(1, max(0.05, sessionTtl / 4))
     ) {
-      store.expireIdle(now: .now())
+      let now = Timestamp.now()
+      store.expireIdle(now: now)
+      store.dropIdleCaches(now: now)
     }
     // Each stream's heartbeat is due `heartbeat` seconds after its last; the task looks for
     // due ones a few times per interval, so none is more than a quarter interval late.
