@@ -51,14 +51,15 @@ extension NavStateService {
   /// another site posts from a browser comes without a preflight, and must not be read as a
   /// command.
   static func requireJSONMediaType(_ request: HTTPRequest) throws(APIProblem) {
+    // Read in place: a String is made only to word a refusal.
+    let isJSON = request.headers.withFirstValue("content-type") { $0.map(isJSONMediaType) }
+    guard isJSON != true else { return }
     let type = request.headers["content-type"]
-    guard let type, isJSONMediaType(type) else {
-      throw APIProblem(
-        status: 415, code: "unsupported_media_type", title: "Unsupported media type",
-        detail: type.map { "send the body as application/json, not \(quoted($0))" }
-          ?? "send the body with Content-Type: application/json",
-        headers: [("Accept", "application/json")])
-    }
+    throw APIProblem(
+      status: 415, code: "unsupported_media_type", title: "Unsupported media type",
+      detail: type.map { "send the body as application/json, not \(quoted($0))" }
+        ?? "send the body with Content-Type: application/json",
+      headers: [("Accept", "application/json")])
   }
 
   /// The body as JSON, or nil when there is none; not declared JSON is 415 (see
@@ -79,24 +80,26 @@ extension NavStateService {
 /// or without parameters (`; charset=utf-8`). Read on bytes: it runs for every command.
 func isJSONMediaType(_ contentType: String) -> Bool {
   var contentType = contentType
-  return contentType.withUTF8 { bytes in
-    var end = bytes.firstIndex(of: UInt8(ascii: ";")) ?? bytes.count
-    var start = 0
-    func isBlank(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
-    while start < end && isBlank(bytes[start]) { start += 1 }
-    while end > start && isBlank(bytes[end - 1]) { end -= 1 }
-    func hasSuffix(_ suffix: StaticString) -> Bool {
-      let count = suffix.utf8CodeUnitCount
-      guard end - start >= count else { return false }
-      for offset in 0..<count {
-        var byte = bytes[end - count + offset]
-        if byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") { byte |= 0x20 }
-        guard byte == suffix.utf8Start[offset] else { return false }
-      }
-      return true
+  return contentType.withUTF8 { isJSONMediaType($0) }
+}
+
+func isJSONMediaType(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+  var end = bytes.firstIndex(of: UInt8(ascii: ";")) ?? bytes.count
+  var start = 0
+  func isBlank(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+  while start < end && isBlank(bytes[start]) { start += 1 }
+  while end > start && isBlank(bytes[end - 1]) { end -= 1 }
+  func hasSuffix(_ suffix: StaticString) -> Bool {
+    let count = suffix.utf8CodeUnitCount
+    guard end - start >= count else { return false }
+    for offset in 0..<count {
+      var byte = bytes[end - count + offset]
+      if byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") { byte |= 0x20 }
+      guard byte == suffix.utf8Start[offset] else { return false }
     }
-    return (end - start == 16 && hasSuffix("application/json")) || hasSuffix("+json")
+    return true
   }
+  return (end - start == 16 && hasSuffix("application/json")) || hasSuffix("+json")
 }
 
 extension Substring {

@@ -117,7 +117,8 @@ public struct NavigationState: Sendable {
       chain.append(parent)
       current = parent
     }
-    return chain.reversed()
+    chain.reverse()  // in place: `reversed()` would build a second array
+    return chain
   }
 
   /// The nearest modal at or above `id`.
