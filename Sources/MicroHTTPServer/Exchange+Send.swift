@@ -55,7 +55,7 @@ extension Exchange {
   static func addHeaders(of response: HTTPResponse, to mhdResponse: OpaquePointer) -> Bool {
     var allAdded = true
     for (name, value) in response.headers.pairs
-    where !name.equalsIgnoringASCIICase("Content-Length") {
+    where name.utf8.count != 14 || !name.equalsIgnoringASCIICase("Content-Length") {
       // withCString: a native string is handed over in place, not copied into a new array.
       let added = name.withCString { name in
         value.withCString { value in MHD_add_response_header(mhdResponse, name, value) }

@@ -32,18 +32,34 @@ extension NavStateService {
       extra: [("version", String(version))], headers: [("ETag", current)])
   }
 
-  /// `"12"`, built from digits (string interpolation goes through generic printing).
+  /// `"12"`, built from digits straight into the string (interpolation goes through generic
+  /// printing; a version has at most 19 digits, so this is a small string, not an allocation).
   static func etag(_ version: Int) -> String {
-    var bytes: [UInt8] = [UInt8(ascii: "\"")]
-    bytes.reserveCapacity(22)
-    JSONWriter.appendDigits(of: max(0, version), to: &bytes)
-    bytes.append(UInt8(ascii: "\""))
-    return String(decoding: bytes, as: UTF8.self)
+    var digits = 1
+    var rest = max(0, version)
+    while rest >= 10 {
+      rest /= 10
+      digits += 1
+    }
+    return String(unsafeUninitializedCapacity: digits + 2) { buffer in
+      buffer[0] = UInt8(ascii: "\"")
+      var remaining = max(0, version)
+      for position in stride(from: digits, through: 1, by: -1) {
+        buffer[position] = UInt8(ascii: "0") + UInt8(remaining % 10)
+        remaining /= 10
+      }
+      buffer[digits + 1] = UInt8(ascii: "\"")
+      return digits + 2
+    }
   }
 
   static func json(_ status: Int, _ body: [UInt8], etag version: Int? = nil) -> HTTPResponse {
-    var headers = [("Content-Type", "application/json")]
-    if let version { headers.append(("ETag", etag(version))) }
+    let headers =
+      if let version {
+        [("Content-Type", "application/json"), ("ETag", etag(version))]
+      } else {
+        [("Content-Type", "application/json")]
+      }
     return HTTPResponse(status: status, headers: HTTPHeaders(headers), body: body)
   }
 

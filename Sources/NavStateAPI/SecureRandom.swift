@@ -9,8 +9,16 @@ enum SecureRandom {
   }
 
   static func isWellFormedToken(_ token: UnsafeBufferPointer<UInt8>) -> Bool {
-    token.count == 43 && token.allSatisfy(isBase64URL)
+    guard token.count == 43 else { return false }
+    return base64URLTable.withUnsafeBufferPointer { table in
+      var all: UInt8 = 1
+      for byte in token { all &= table[Int(byte)] }
+      return all == 1
+    }
   }
+
+  /// 1 for the bytes of the base64url alphabet, 0 for the rest.
+  private static let base64URLTable: [UInt8] = (0...255).map { isBase64URL(UInt8($0)) ? 1 : 0 }
 
   /// 128 bits: not guessable and not a counter.
   static func sessionID() -> String { base64url(bytes(16)) }

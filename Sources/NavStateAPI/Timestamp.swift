@@ -36,20 +36,21 @@ public struct Timestamp: Sendable, Comparable, Hashable {
     let (year, month, day) = Self.civilDate(daysSince1970: dayNumber)
     let secondOfDay = millisecond / 1000
     return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { text in
-      func put(_ value: Int64, width: Int, at offset: Int) {
-        var remaining = value
-        for position in stride(from: offset + width - 1, through: offset, by: -1) {
-          text[position] = UInt8(ascii: "0") + UInt8(remaining % 10)
-          remaining /= 10
-        }
+      func two(_ value: Int64, at offset: Int) {
+        text[offset] = UInt8(ascii: "0") + UInt8(value / 10)
+        text[offset + 1] = UInt8(ascii: "0") + UInt8(value % 10)
       }
-      put(year, width: 4, at: 0)
-      put(month, width: 2, at: 5)
-      put(day, width: 2, at: 8)
-      put(secondOfDay / 3600, width: 2, at: 11)
-      put(secondOfDay / 60 % 60, width: 2, at: 14)
-      put(secondOfDay % 60, width: 2, at: 17)
-      put(millisecond % 1000, width: 3, at: 20)
+      let yearValue = min(max(year, 0), 9999)
+      two(yearValue / 100, at: 0)
+      two(yearValue % 100, at: 2)
+      two(month, at: 5)
+      two(day, at: 8)
+      two(secondOfDay / 3600, at: 11)
+      two(secondOfDay / 60 % 60, at: 14)
+      two(secondOfDay % 60, at: 17)
+      let fraction = millisecond % 1000
+      text[20] = UInt8(ascii: "0") + UInt8(fraction / 100)
+      two(fraction % 100, at: 21)
       text[4] = UInt8(ascii: "-")
       text[7] = UInt8(ascii: "-")
       text[10] = UInt8(ascii: "T")
