@@ -65,10 +65,13 @@ enum RequestFraming: Equatable {
     return value
   }
 
+  /// Without leading and trailing spaces and tabs (on UTF-8: both are single bytes, and the
+  /// Character view costs far more).
   private static func trimmed(_ text: String) -> Substring {
-    let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
-    guard let first = text.firstIndex(where: { !isSpace($0) }),
-      let last = text.lastIndex(where: { !isSpace($0) })
+    let utf8 = text.utf8
+    let isSpace: (UInt8) -> Bool = { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
+    guard let first = utf8.firstIndex(where: { !isSpace($0) }),
+      let last = utf8.lastIndex(where: { !isSpace($0) })
     else { return "" }
     return text[first...last]
   }

@@ -167,7 +167,11 @@ public struct JSONWriter: Sendable {
     // Most strings (ids, routes, keys) need no escaping: copy them whole.
     var text = text
     let copied = text.withUTF8 { utf8 -> Bool in
-      guard !utf8.contains(where: Self.needsEscape) else { return false }
+      // A plain loop: `contains(where:)` with a function value costs a call per byte.
+      for byte in utf8 where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
+      {
+        return false
+      }
       bytes.append(contentsOf: utf8)
       return true
     }

@@ -67,6 +67,52 @@ public struct CoordinatorTable: Sendable, Equatable, ExpressibleByDictionaryLite
     position(of: id).flatMap { entries[$0].selectedTab }
   }
 
+  /// Changes the live coordinator `id` where it lies (the subscript's setter would copy it out
+  /// and back); nothing when `id` is not live.
+  mutating func modify(_ id: CoordinatorID, _ change: (inout Coordinator) -> Void) {
+    guard let position = position(of: id) else { return }
+    change(&entries[position])
+  }
+
+  /// The first modal child of `id`, else its first pushed child, else its selected tab: the next
+  /// step of the visible path, found in one pass over the entries in place.
+  public func visibleChild(of id: CoordinatorID) -> CoordinatorID? {
+    guard let parentPosition = position(of: id) else { return nil }
+    return entries.withUnsafeBufferPointer { entries in
+      let selected = entries[parentPosition].selectedTab
+      var pushed: CoordinatorID?
+      var selectedTab: CoordinatorID?
+      var tabIndex = 0
+      for child in entries[parentPosition].children {
+        guard let position = Self.position(of: child, in: entries) else { continue }
+        switch entries[position].presentation {
+        case .sheet, .fullScreenCover:
+          return child
+        case .push:
+          if pushed == nil { pushed = child }
+        case .tab:
+          if tabIndex == selected { selectedTab = child }
+          tabIndex += 1
+        case .root:
+          break
+        }
+      }
+      return pushed ?? selectedTab
+    }
+  }
+
+  private static func position(of id: CoordinatorID, in entries: UnsafeBufferPointer<Coordinator>)
+    -> Int?
+  {
+    var low = 0
+    var high = entries.count
+    while low < high {
+      let middle = (low + high) / 2
+      if entries[middle].id.number < id.number { low = middle + 1 } else { high = middle }
+    }
+    return low < entries.count && entries[low].id == id ? low : nil
+  }
+
   private func position(of id: CoordinatorID) -> Int? {
     let point = insertionPoint(of: id)
     return point < entries.count && entries[point].id == id ? point : nil

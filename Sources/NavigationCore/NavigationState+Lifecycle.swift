@@ -14,7 +14,7 @@ extension NavigationState {
       id: id, route: route.name, params: params, presentation: presentation, parent: parent,
       children: [], selectedTab: route.tabs == nil ? nil : 0)
     if let parent {
-      coordinators[parent]?.children.append(id)
+      coordinators.modify(parent) { $0.children.append(id) }
     } else {
       rootID = id
     }
@@ -35,7 +35,7 @@ extension NavigationState {
   mutating func stop(_ id: CoordinatorID, reason: StopReason, into pending: inout PendingEvents) {
     guard let node = coordinators[id] else { return }
     if let parent = node.parent {
-      coordinators[parent]?.children.removeAll { $0 == id }
+      coordinators.modify(parent) { $0.children.removeAll { $0 == id } }
     }
     if rootID == id { rootID = nil }
     // Post-order without recursion: a deep tree cannot exhaust the stack.

@@ -75,7 +75,17 @@ extension NavigationState {
         "route '\(route.name)' may not be shown as \(presentation.rawValue) (only \(allowed.joined(separator: ", ")))"
       )
     }
-    guard isShowable(route, as: presentation, from: parentRoute) else {
+    // The graph's successor tables hold this rule worked out per parent: one lookup and a short
+    // scan instead of two set lookups and a route copy.
+    let showable =
+      if let parentIndex = graph.index(of: parentRoute),
+        let choices = graph.successors[parentIndex].choices(as: presentation)
+      {
+        choices.names.contains(route.name)
+      } else {
+        isShowable(route, as: presentation, from: parentRoute)
+      }
+    guard showable else {
       throw NavigationError(
         .routeNotAllowed, "route '\(route.name)' may not be shown from '\(parentRoute)'")
     }

@@ -93,11 +93,11 @@ extension NavigationState {
           // place among its container's tabs.
           stop(tab, reason: .reset, into: &pending)
           tab = start(entry.route, params: entry.params, as: .tab, under: cursor, into: &pending)
-          coordinators[cursor]?.children.removeAll { $0 == tab }
+          coordinators.modify(cursor) { $0.children.removeAll { $0 == tab } }
           coordinators[cursor]?.children.insert(tab, at: index)
         }
         if node.selectedTab != index {
-          coordinators[cursor]?.selectedTab = index
+          coordinators.modify(cursor) { $0.selectedTab = index }
           pending.happened(.tabSelected(container: cursor, tab: index, route: entry.route.name))
         }
         cursor = tab

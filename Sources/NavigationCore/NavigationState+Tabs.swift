@@ -33,7 +33,7 @@ extension NavigationState {
       index = position
     }
     guard node.selectedTab != index, let tabRoute = coordinators[tabs[index]]?.route else { return }
-    coordinators[node.id]?.selectedTab = index
+    coordinators.modify(node.id) { $0.selectedTab = index }
     pending.happened(.tabSelected(container: node.id, tab: index, route: tabRoute))
   }
 

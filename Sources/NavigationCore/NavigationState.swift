@@ -65,26 +65,9 @@ public struct NavigationState: Sendable {
     return current
   }
 
-  /// The first modal child, else the first pushed child, else the selected tab (one pass).
+  /// The first modal child, else the first pushed child, else the selected tab.
   public func visibleChild(of id: CoordinatorID) -> CoordinatorID? {
-    let selected = coordinators.selectedTab(of: id)
-    var pushed: CoordinatorID?
-    var selectedTab: CoordinatorID?
-    var tabIndex = 0
-    for child in coordinators.children(of: id) {
-      switch coordinators.presentation(of: child) {
-      case .sheet?, .fullScreenCover?:
-        return child
-      case .push?:
-        if pushed == nil { pushed = child }
-      case .tab?:
-        if tabIndex == selected { selectedTab = child }
-        tabIndex += 1
-      case .root?, nil:
-        break
-      }
-    }
-    return pushed ?? selectedTab
+    coordinators.visibleChild(of: id)
   }
 
   func child(of node: Coordinator, where matches: (Presentation) -> Bool) -> CoordinatorID? {
