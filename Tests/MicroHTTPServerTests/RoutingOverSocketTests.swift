@@ -59,6 +59,23 @@ final class RoutingOverSocketTests: XCTestCase {
     XCTAssertEqual(response.text, "127.0.0.1|q=a%26b+c&z=1|a&b c|8000")
   }
 
+  /// Headers are read from libmicrohttpd's buffer on demand, which is reused once the handler
+  /// returns: a request kept past that must read as empty, never as freed memory.
+  func testAKeptRequestReadsNoHeadersOnceItsHandlerReturned() throws {
+    let probe = StreamProbe()
+    let server = try startTestServer(probe: probe)
+    defer { server.shutdown(gracePeriodSeconds: 1) }
+    let client = try RawHTTPClient(port: server.port)
+    try client.send("GET /keep HTTP/1.1\r\nHost: test\r\nX-Tag: kept\r\n\r\n")
+    let response = try client.readResponse()
+    XCTAssertEqual(response.text, "kept")  // while the handler ran
+    let kept = try XCTUnwrap(probe.keptRequest.withLock { $0 })
+    XCTAssertNil(kept.headers["x-tag"])
+    XCTAssertTrue(kept.headers.pairs.isEmpty)
+    XCTAssertNil(kept.headers.withFirstValue("x-tag") { $0.map(Array.init) })
+    XCTAssertEqual(kept.remoteAddress, "")
+  }
+
   func testKeepAliveAnswersTwoRequestsOnOneConnection() throws {
     let server = try startTestServer()
     defer { server.shutdown(gracePeriodSeconds: 1) }

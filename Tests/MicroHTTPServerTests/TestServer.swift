@@ -5,6 +5,8 @@ import Synchronization
 
 /// Collects the streams the test router opens, and counts their `onClose` calls.
 final class StreamProbe: Sendable {
+  /// A request a handler kept after answering (to check that its headers no longer read).
+  let keptRequest = Mutex<HTTPRequest?>(nil)
   private let streams = Mutex<[HTTPStream]>([])
   let closeCount = Atomic<Int>(0)
 
@@ -52,6 +54,10 @@ func makeTestRouter(probe: StreamProbe) -> Router {
       request.headers["x-big"].map { String($0.count) } ?? "0",
     ].joined(separator: "|")
     return HTTPResponse(status: 200, body: Array(text.utf8))
+  }
+  router.add("GET", "/keep") { request, _ in
+    probe.keptRequest.withLock { $0 = request }
+    return HTTPResponse(status: 200, body: Array((request.headers["x-tag"] ?? "-").utf8))
   }
   router.add("GET", "/stream") { request, _ in
     let limit = request.queryItem("max").flatMap { Int($0) } ?? 1 << 20
