@@ -42,6 +42,8 @@ enum MemoryFootprint {
   static let sessionBase = 800
   /// A coordinator in the tree, without its params' strings.
   static let coordinator = 220
+  /// A coordinator's entry in a kept copy of the table, beside the live one.
+  static let coordinatorEntry = 80
   /// An event log entry beyond its encoded JSON.
   static let eventOverhead = 110
   /// An open event stream: libmicrohttpd's connection pool and the most its buffer may hold
@@ -51,6 +53,10 @@ enum MemoryFootprint {
 
   static func session(_ data: SessionRecord.Data) -> Int {
     var bytes = sessionBase + data.log.bytes + data.cachedHead.capacity + data.cachedTail.capacity
+    if let previous = data.previousTree {
+      // Its tail, and its table's entries (the coordinators' own storage is shared).
+      bytes += previous.tail.capacity + previous.coordinators.count * coordinatorEntry
+    }
     for coordinator in data.navigation.coordinators.values {
       bytes += Self.coordinator
       for (name, value) in coordinator.params {

@@ -28,6 +28,10 @@ final class SessionRecord: Sendable {
     /// tree alone, so a version that leaves an equal tree (a push and its pop) keeps it. At rest
     /// this shares its storage with `navigation.coordinators`, so it costs no memory.
     var cachedTree: (root: CoordinatorID?, coordinators: CoordinatorTable)?
+    /// The tree and tail encoded before those: a push and then its pop (two calls, two
+    /// versions) comes back to it, and the pop then encodes nothing. Held while the session is in
+    /// use; dropped with the rest of the cache.
+    var previousTree: (root: CoordinatorID?, coordinators: CoordinatorTable, tail: [UInt8])?
     var cachedVersion = -1
     /// The cache was built since the memory budget last counted it.
     var cacheUncounted = false
@@ -39,6 +43,7 @@ final class SessionRecord: Sendable {
       cachedHead = []
       cachedTail = []
       cachedTree = nil
+      previousTree = nil
       cachedVersion = -1
     }
   }
@@ -87,7 +92,14 @@ final class SessionRecord: Sendable {
         cached.coordinators == tree.coordinators
       {
         // Equal trees, equal tails; keep the current storage only, so the old one is freed.
+      } else if let previous = data.previousTree, previous.root == tree.root,
+        previous.coordinators == tree.coordinators
+      {
+        // Back to the tree before: its tail becomes current, and the current one previous.
+        data.previousTree = data.cachedTree.map { ($0.root, $0.coordinators, data.cachedTail) }
+        data.cachedTail = previous.tail
       } else {
+        data.previousTree = data.cachedTree.map { ($0.root, $0.coordinators, data.cachedTail) }
         data.cachedTail = StateJSON.encodeTail(of: data.navigation)
       }
       data.cachedTree = tree

@@ -55,3 +55,28 @@ import Testing
     #expect(record.data.withLock { $0.cachedVersion } == -1)
   }
 }
+
+/// Whatever the cache reuses, each version's state is what encoding it afresh gives.
+@Suite struct StateCacheReuseTests {
+  @Test func reusedTailsEqualFreshEncodingsOverAWalk() throws {
+    let graph = try BuiltInGraphs.load()[0]
+    let store = SessionStore(
+      graphs: [graph], defaultGraph: graph.name, configuration: StoreConfiguration())
+    let (record, _) = try store.create(graph: nil, root: nil, client: "test", now: .now())
+    let detail = { (id: Int) in
+      Command.push(RouteRequest(route: "detail", params: JSONObject(["id": .int(id)])))
+    }
+    let walk: [Command] = [
+      detail(1), .pop(), detail(2), .pop(), detail(3),
+      .present(RouteRequest(route: "settings"), style: .sheet),
+      .dismiss(), .pop(), .batch([detail(4), .pop()]), detail(5), .pop(), .pop(.count(1)),
+    ]
+    for command in walk {
+      try record.data.withLock { data throws in
+        _ = try? data.navigation.apply(command)
+        _ = record.encodedState(of: &data)
+        #expect(data.cachedTail == StateJSON.encodeTail(of: data.navigation), "after \(command)")
+      }
+    }
+  }
+}
