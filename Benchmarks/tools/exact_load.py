@@ -3,6 +3,7 @@ phases: WARM requests, then (after a line on standard input) COUNT more; prints 
 each. Benchmarks/instructions brackets the second phase with callgrind_control.
 Usage: exact_load.py PORT WORKLOAD WARM COUNT
   WORKLOAD: healthz | state (a 4-deep session) | pushpop (a batch push+pop) |
+            pushthenpop (a push, then its pop, as two requests; counted per pair) |
             createdelete (one creation and one deletion per unit) | baseline (GET / of hello.c)"""
 import json
 import socket
@@ -49,7 +50,7 @@ def exchange(connection, request):
 
 
 connections = [socket.create_connection(("127.0.0.1", port)) for _ in range(64)]
-if workload in ("state", "pushpop"):
+if workload in ("state", "pushpop", "pushthenpop"):
     created = call("POST", "/v1/sessions", {})
     sid, token = created["session"]["id"], created["token"]
     call("POST", f"/v1/sessions/{sid}/batch",
@@ -58,6 +59,9 @@ if workload in ("state", "pushpop"):
     batch_request = frame("POST", f"/v1/sessions/{sid}/batch", token,
                           {"ops": [{"op": "push", "route": "detail", "params": {"id": 9}},
                                    {"op": "pop"}]})
+    push_request = frame("POST", f"/v1/sessions/{sid}/push", token,
+                         {"route": "detail", "params": {"id": 9}})
+    pop_request = frame("POST", f"/v1/sessions/{sid}/pop", token, {})
 healthz_request = frame("GET", "/healthz")
 baseline_request = frame("GET", "/")
 
@@ -72,6 +76,9 @@ def unit(index):
         exchange(connection, state_request)
     elif workload == "pushpop":
         exchange(connection, batch_request)
+    elif workload == "pushthenpop":
+        exchange(connection, push_request)
+        exchange(connection, pop_request)
     elif workload == "createdelete":
         created = json.loads(exchange(connection, frame("POST", "/v1/sessions", body={})))
         exchange(connection, frame("DELETE", f"/v1/sessions/{created['session']['id']}",
