@@ -78,23 +78,16 @@ struct RouteTrie: Sendable {
     layOut()
   }
 
-  /// The route for `method` at `node`, HEAD falling back to GET.
-  func route(at node: Int, for method: String) -> Int? {
-    for index in routesAt[node] where routes[index].method == method { return index }
-    guard method == "HEAD" else { return nil }
-    for index in routesAt[node] where routes[index].method == "GET" { return index }
-    return nil
-  }
-
   /// The methods of the routes ending at `node`.
   func methods(at node: Int) -> [String] { routesAt[node].map { routes[$0].method } }
 
-  /// The first node where the path ends with a route for `method` (any route, when nil),
-  /// trying a literal child before the parameter child (depth first, backtracking). `path` is
-  /// the path without its leading "/"; its segments are split on "/" with empty ones kept. The
-  /// parameters' byte ranges go to `captures`.
+  /// The first node where the path ends with a route for `method` (HEAD falling back to GET;
+  /// any route, when nil), and that route's position in `routes`, trying a literal child before
+  /// the parameter child (depth first, backtracking). `path` is the path without its leading
+  /// "/"; its segments are split on "/" with empty ones kept. The parameters' byte ranges go to
+  /// `captures`.
   func match(_ path: UnsafeBufferPointer<UInt8>, method: String?, captures: inout Captures)
-    -> Int?
+    -> (node: Int, route: Int)?
   {
     nodes.withUnsafeBufferPointer { nodes in
       edges.withUnsafeBufferPointer { edges in
@@ -151,7 +144,9 @@ struct RouteTrie: Sendable {
     let path: UnsafeBufferPointer<UInt8>
     let method: String?
 
-    func match(node index: Int, from start: Int, captures: inout Captures) -> Int? {
+    func match(node index: Int, from start: Int, captures: inout Captures)
+      -> (node: Int, route: Int)?
+    {
       let node = nodes[index]
       var end = start
       while end < path.count && path[end] != UInt8(ascii: "/") { end += 1 }
@@ -176,21 +171,24 @@ struct RouteTrie: Sendable {
     }
 
     private func descend(into child: Int, isLast: Bool, from next: Int, _ captures: inout Captures)
-      -> Int?
+      -> (node: Int, route: Int)?
     {
-      if isLast { return accepts(child) ? child : nil }
+      if isLast { return route(at: child).map { (child, $0) } }
       return match(node: child, from: next, captures: &captures)
     }
 
-    /// Whether a route for `method` ends at `node` (HEAD: or for GET; nil: any route).
-    private func accepts(_ node: Int) -> Bool {
+    /// The route for `method` ending at `node`, HEAD falling back to GET (nil: the first route).
+    private func route(at node: Int) -> Int? {
       let first = Int(nodes[node].firstRoute)
       let slots = routeSlots[first..<(first + Int(nodes[node].routeCount))]
-      guard let method else { return !slots.isEmpty }
-      return slots.contains { slot in
+      guard let method else { return slots.first.map(Int.init) }
+      var getRoute: Int?
+      for slot in slots {
         let routeMethod = methods[Int(slot)]
-        return routeMethod == method || (method == "HEAD" && routeMethod == "GET")
+        if routeMethod == method { return Int(slot) }
+        if method == "HEAD" && routeMethod == "GET" { getRoute = Int(slot) }
       }
+      return getRoute
     }
 
     private func equal(_ edge: Edge, _ range: Range<Int>) -> Bool {

@@ -2,10 +2,11 @@
 ///
 /// Patterns are paths whose segments are literals or `{name}` parameters:
 /// `/v1/sessions/{sid}/coordinators/{cid}`. A request path's bytes are walked down a trie of
-/// segments (``RouteTrie``) in place, no regular expressions. Where both could match, a literal segment wins over a
-/// parameter (`/v1/sessions/current` before `/v1/sessions/{sid}`), falling back to the parameter
-/// when the rest of the path, or the method, has no route under the literal. Literal segments are
-/// compared with the path as received (not percent-decoded); parameter values are percent-decoded.
+/// segments (``RouteTrie``) in place, no regular expressions. Where both could match, a literal
+/// segment wins over a parameter (`/v1/sessions/current` before `/v1/sessions/{sid}`), falling
+/// back to the parameter when the rest of the path, or the method, has no route under the
+/// literal. Literal segments are compared with the path as received (not percent-decoded);
+/// parameter values are percent-decoded.
 /// A parameter never matches an empty segment.
 ///
 /// - An unknown path answers 404, problem code "not_found".
@@ -91,9 +92,7 @@ public struct Router: HTTPHandler {
       let skip = whole.first == UInt8(ascii: "/") ? 1 : 0
       let bytes = UnsafeBufferPointer(rebasing: whole[skip...])
       var captures = RouteTrie.Captures()
-      if let node = trie.match(bytes, method: method, captures: &captures),
-        let index = trie.route(at: node, for: method)
-      {
+      if let index = trie.match(bytes, method: method, captures: &captures)?.route {
         let names = trie.routes[index].parameterNames
         parameters.reserveCapacity(names.count)
         for position in 0..<min(names.count, captures.count) {
@@ -103,7 +102,7 @@ public struct Router: HTTPHandler {
         return index
       }
       captures = RouteTrie.Captures()
-      allowNode = trie.match(bytes, method: nil, captures: &captures)
+      allowNode = trie.match(bytes, method: nil, captures: &captures)?.node
       return nil
     }
     if let found {

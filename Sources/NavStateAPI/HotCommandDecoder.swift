@@ -12,28 +12,17 @@ import NavigationCore
 enum HotCommandDecoder {
   static func command(_ operation: String, body: UnsafeBufferPointer<UInt8>) -> Command? {
     var scanner = JSONScanner(body)
-    guard let command = command(operation, &scanner, inBatch: false), scanner.isAtEnd else {
-      return nil
-    }
-    return command
-  }
-
-  private static func command(_ operation: String, _ scanner: inout JSONScanner, inBatch: Bool)
-    -> Command?
-  {
+    let command: Command?
     switch operation {
     case "push", "present", "pop", "dismiss", "back":
-      guard var fields = SimpleFields(&scanner, opMember: inBatch) else { return nil }
-      if inBatch {
-        guard let name = fields.op else { return nil }
-        return command(named: name, from: &fields)
-      }
-      return command(named: operation, from: &fields)
+      guard var fields = SimpleFields(&scanner, opMember: false) else { return nil }
+      command = Self.command(named: operation, from: &fields)
     case "batch":
-      return inBatch ? nil : batch(&scanner)
+      command = batch(&scanner)
     default:
       return nil
     }
+    return scanner.isAtEnd ? command : nil
   }
 
   private static func command(named name: String, from fields: inout SimpleFields) -> Command? {
@@ -90,7 +79,9 @@ enum HotCommandDecoder {
     var ops: [Command] = []
     if !scanner.take(UInt8(ascii: "]")) {
       repeat {
-        guard let op = command("push", &scanner, inBatch: true) else { return nil }
+        guard var fields = SimpleFields(&scanner, opMember: true), let name = fields.op,
+          let op = command(named: name, from: &fields)
+        else { return nil }
         ops.append(op)
       } while scanner.take(UInt8(ascii: ","))
       guard scanner.take(UInt8(ascii: "]")) else { return nil }

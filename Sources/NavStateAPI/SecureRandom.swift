@@ -4,10 +4,6 @@ enum SecureRandom {
   static func token() -> String { base64url(bytes(32)) }
 
   /// Whether `token` could be one this service issued: 43 base64url characters.
-  static func isWellFormedToken(_ token: some StringProtocol) -> Bool {
-    token.utf8.count == 43 && token.utf8.allSatisfy(isBase64URL)
-  }
-
   static func isWellFormedToken(_ token: UnsafeBufferPointer<UInt8>) -> Bool {
     guard token.count == 43 else { return false }
     return base64URLTable.withUnsafeBufferPointer { table in
@@ -67,17 +63,7 @@ enum SecureRandom {
     return String(decoding: output, as: UTF8.self)
   }
 
-  /// Compares without stopping at the first difference, so timing tells nothing about a token.
-  static func constantTimeEqual(_ lhs: some Collection<UInt8>, _ rhs: some Collection<UInt8>)
-    -> Bool
-  {
-    guard lhs.count == rhs.count else { return false }
-    var difference: UInt8 = 0
-    for (left, right) in zip(lhs, rhs) { difference |= left ^ right }
-    return difference == 0
-  }
-
-  /// The same over two buffers: every byte is compared, whatever the first difference.
+  /// Compares every byte, whatever the first difference, so timing tells nothing about a token.
   static func constantTimeEqual(
     _ lhs: UnsafeBufferPointer<UInt8>, _ rhs: UnsafeBufferPointer<UInt8>
   )

@@ -71,8 +71,7 @@ final class SessionRecord: Sendable {
   func encodedState(of data: inout Data) -> [UInt8] {
     updateCache(of: &data)
     var writer = JSONWriter(capacity: data.cachedHead.count + data.cachedTail.count + 48)
-    StateJSON.writeState(
-      head: data.cachedHead, expiresAt: data.expiresAt, tail: data.cachedTail, into: &writer)
+    writeState(of: &data, into: &writer)
     return writer.bytes
   }
 

@@ -167,7 +167,6 @@ public final class SessionStore: Sendable {
     data.accountedBytes = footprint
   }
 
-  /// The session for this id and bearer token. Unknown id and wrong token fail alike.
   /// The session `id`, if the request's `Authorization: Bearer` token is its token. A missing
   /// token is 401; a malformed one 401; a wrong token and an unknown session the same 404.
   func authorize(id: String, headers: HTTPHeaders) throws(APIProblem) -> SessionRecord {
@@ -349,14 +348,5 @@ public final class SessionStore: Sendable {
     for stream in due where stream.write(EventStreamFraming.heartbeat) {
       heartbeats.withLock { $0.push(stream, at: next) }
     }
-  }
-}
-
-extension StringProtocol {
-  fileprivate func trimmingCharacters(in characters: String) -> Substring {
-    var text = Substring(self)
-    while let first = text.first, characters.contains(first) { text = text.dropFirst() }
-    while let last = text.last, characters.contains(last) { text = text.dropLast() }
-    return text
   }
 }

@@ -20,7 +20,9 @@ public enum StateJSON {
   public static func writeState(
     _ state: NavigationState, id: String, times: SessionTimes, into writer: inout JSONWriter
   ) {
-    writeState(id: id, state: state, times: times, tail: encodeTail(of: state), into: &writer)
+    writeState(
+      head: encodeHead(id: id, state: state, times: times), expiresAt: times.expiresAt,
+      tail: encodeTail(of: state), into: &writer)
   }
 
   /// The state with its head and tail already encoded (see ``encodeHead(id:state:times:)`` and
@@ -34,15 +36,6 @@ public enum StateJSON {
     expiresAt.withRFC3339 { writer.plainString($0) }
     writer.members(tail)
     writer.endObject()
-  }
-
-  static func writeState(
-    id: String, state: NavigationState, times: SessionTimes, tail: [UInt8],
-    into writer: inout JSONWriter
-  ) {
-    writeState(
-      head: encodeHead(id: id, state: state, times: times), expiresAt: times.expiresAt,
-      tail: tail, into: &writer)
   }
 
   /// `"id":…,"graph":…,"version":…,"createdAt":…,"updatedAt":…`: the members before

@@ -60,7 +60,7 @@ extension NavigationState {
 
   /// The same rule, with the parent's route already at hand.
   func isShowable(_ route: Route, as presentation: Presentation, from parent: Route) -> Bool {
-    route.presentations.contains(presentation) && parent.allowsNext(route.name)
+    parent.mayShow(route, as: presentation)
   }
 
   /// Checks that `route` may be shown with `presentation` from a coordinator showing `parentRoute`.

@@ -33,6 +33,12 @@ public struct Route: Sendable, Hashable {
     next?.contains(route) ?? true
   }
 
+  /// The rule of showing: `route` may be shown with `presentation` from a coordinator showing
+  /// this route when it declares that presentation and this route lets it follow.
+  public func mayShow(_ route: Route, as presentation: Presentation) -> Bool {
+    route.presentations.contains(presentation) && allowsNext(route.name)
+  }
+
   public static func == (lhs: Route, rhs: Route) -> Bool {
     lhs.name == rhs.name && lhs.path == rhs.path && lhs.paramNames == rhs.paramNames
       && lhs.paramSpecs == rhs.paramSpecs && lhs.presentation == rhs.presentation

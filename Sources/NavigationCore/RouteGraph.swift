@@ -24,11 +24,9 @@ public final class RouteGraph: Sendable {
     }
     self.successors = routes.map { parent in
       Successors(
-        push: choices { $0.presentations.contains(.push) && parent.allowsNext($0.name) },
-        sheet: choices { $0.presentations.contains(.sheet) && parent.allowsNext($0.name) },
-        fullScreenCover: choices {
-          $0.presentations.contains(.fullScreenCover) && parent.allowsNext($0.name)
-        })
+        push: choices { parent.mayShow($0, as: .push) },
+        sheet: choices { parent.mayShow($0, as: .sheet) },
+        fullScreenCover: choices { parent.mayShow($0, as: .fullScreenCover) })
     }
     self.rootChoices = choices { $0.mayBeRoot || $0.name == rootRoute }
   }
