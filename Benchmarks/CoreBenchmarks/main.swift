@@ -102,12 +102,17 @@ struct CodableState: Encodable {
   var root: CodableNode
   var path: [CodablePathItem]
 }
+func intParams(_ params: Params) -> [String: Int] {
+  var result: [String: Int] = [:]
+  for (name, value) in params { result[name] = if case .int(let v) = value { v } else { 0 } }
+  return result
+}
 func codable(_ state: NavigationState) -> CodableState {
   func node(_ id: CoordinatorID) -> CodableNode {
     let coordinator = state[id]!
     return CodableNode(
       id: id.description, route: coordinator.route,
-      params: coordinator.params.mapValues { if case .int(let v) = $0 { v } else { 0 } },
+      params: intParams(coordinator.params),
       presentation: coordinator.presentation.rawValue, children: coordinator.children.map(node))
   }
   let stamp = times.createdAt.rfc3339
@@ -119,7 +124,7 @@ func codable(_ state: NavigationState) -> CodableState {
       let c = state[$0]!
       return CodablePathItem(
         id: $0.description, route: c.route,
-        params: c.params.mapValues { if case .int(let v) = $0 { v } else { 0 } },
+        params: intParams(c.params),
         presentation: c.presentation.rawValue)
     })
 }

@@ -1,54 +1,84 @@
-/// The latest events of one session, encoded once, kept for clients that catch up. Bounded in
-/// count and in bytes: the oldest go first, and a client that asks for them gets a `reset`.
+import NavigationCore
+
+/// The latest events of one session, kept for clients that catch up. Bounded in count and in
+/// bytes: the oldest go first, and a client that asks for them gets a `reset`.
+///
+/// Every live session holds one, and most are never read again, so the events are kept in their
+/// compact form (``CompactEvent``), back to back in one buffer, each after its length; they are
+/// encoded as JSON again only for a client that asks for them.
 struct EventLog: Sendable {
+  /// One event as clients get it.
   struct Entry: Sendable {
     var seq: Int
     var type: String
     var json: [UInt8]
 
-    /// What the entry holds in memory: its JSON's allocation (capacity, not count: the writer
-    /// grows by doubling), plus the entry, the array's header and the allocator's rounding.
-    var footprint: Int { json.capacity + MemoryFootprint.eventOverhead }
+    init(_ event: NavigationEvent) {
+      seq = event.seq
+      type = event.kind.typeName
+      json = StateJSON.encodeEvent(event)
+    }
   }
 
   let capacity: Int
   let maxBytes: Int
-  private var entries: [Entry] = []
-  /// Entries before `head` are dropped; compacted once they are half of the array.
-  private var head = 0
-  /// The footprint of the kept entries.
-  private(set) var bytes = 0
+  private var buffer: [UInt8] = []
+  /// Where the oldest kept record starts; the bytes before it are dropped, and compacted away
+  /// once they are half of the buffer.
+  private var start = 0
+  private(set) var count = 0
+  /// The sequence number of the oldest kept event.
+  private(set) var oldestSeq: Int?
 
   init(capacity: Int, maxBytes: Int = .max) {
     self.capacity = max(1, capacity)
     self.maxBytes = max(1, maxBytes)
   }
 
-  var count: Int { entries.count - head }
+  /// The bytes the kept events take in their compact form.
+  var keptBytes: Int { buffer.count - start }
 
-  mutating func append(_ entry: Entry) {
-    entries.append(entry)
-    bytes += entry.footprint
+  /// What the log holds in memory: its buffer's allocation.
+  var footprint: Int { buffer.capacity }
+
+  mutating func append(_ event: NavigationEvent) {
+    var record: [UInt8] = []
+    CompactEvent.append(event, to: &record)
+    if buffer.isEmpty { buffer.reserveCapacity(4 * record.count) }
+    buffer.appendVarint(UInt64(record.count))
+    buffer.append(contentsOf: record)
+    if count == 0 { oldestSeq = event.seq }
+    count += 1
     // The newest entry always stays, even alone over the byte cap.
-    while count > 1, count > capacity || bytes > maxBytes {
-      bytes -= entries[head].footprint
-      // Until compaction the slot stays; its bytes need not.
-      entries[head].json = []
-      entries[head].type = ""
-      head += 1
-    }
-    if head > 64, head * 2 > entries.count {
-      entries.removeFirst(head)
-      head = 0
+    while count > 1, count > capacity || keptBytes > maxBytes { dropOldest() }
+    if start > 64, start * 2 > buffer.count {
+      buffer.removeFirst(start)
+      start = 0
     }
   }
 
-  var oldestSeq: Int? { count == 0 ? nil : entries[head].seq }
+  private mutating func dropOldest() {
+    var reader = ByteReader(buffer, at: start)
+    let length = reader.count()!
+    start = reader.offset + length
+    count -= 1
+    var next = ByteReader(buffer, at: start)
+    _ = next.count()
+    oldestSeq = next.varint().map(Int.init)
+  }
 
   /// The events after `seq` in order, or nil when some of them are no longer kept.
   func after(_ seq: Int) -> [Entry]? {
     guard let oldest = oldestSeq else { return [] }
     guard seq >= oldest - 1 else { return nil }
-    return entries[head...].filter { $0.seq > seq }
+    var entries: [Entry] = []
+    var reader = ByteReader(buffer, at: start)
+    while let length = reader.count() {
+      var record = reader
+      let event = CompactEvent.read(from: &record)!
+      reader = ByteReader(buffer, at: reader.offset + length)
+      if event.seq > seq { entries.append(Entry(event)) }
+    }
+    return entries
   }
 }

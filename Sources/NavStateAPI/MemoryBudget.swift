@@ -38,25 +38,26 @@ public final class MemoryBudget: Sendable {
 /// Estimates of what sessions and streams hold, calibrated against the process's RSS
 /// (`MemoryAccountTests` checks the two stay close).
 enum MemoryFootprint {
-  /// A session with no coordinators: its record, lock, id, token, times, shard entry.
-  static let sessionBase = 800
-  /// A coordinator in the tree, without its params' strings.
-  static let coordinator = 220
+  /// A session with no coordinators: its record (which holds its lock, id, token and times), its
+  /// shard entry and its places in the deadline queues.
+  static let sessionBase = 400
+  /// A coordinator in the tree (its entry, its share of its parent's children, its params), without
+  /// its params' strings.
+  static let coordinator = 180
   /// A coordinator's entry in a kept copy of the table, beside the live one.
   static let coordinatorEntry = 80
-  /// An event log entry beyond its encoded JSON.
-  static let eventOverhead = 110
+  /// A state cache beyond its encodings.
+  static let stateCache = 128
+  /// A heap block's header and the allocator's rounding.
+  static let block = 48
   /// An open event stream: libmicrohttpd's connection pool and the most its buffer may hold
   /// before the stream is dropped as too slow.
   static let streamBufferLimit = 256 * 1024
   static let stream = 32 * 1024 + streamBufferLimit
 
   static func session(_ data: SessionRecord.Data) -> Int {
-    var bytes = sessionBase + data.log.bytes + data.cachedHead.capacity + data.cachedTail.capacity
-    if let previous = data.previousTree {
-      // Its tail, and its table's entries (the coordinators' own storage is shared).
-      bytes += previous.tail.capacity + previous.coordinators.count * coordinatorEntry
-    }
+    var bytes =
+      sessionBase + (data.log.footprint + MemoryFootprint.block) + (data.cache?.footprint ?? 0)
     for coordinator in data.navigation.coordinators.values {
       bytes += Self.coordinator
       for (name, value) in coordinator.params {

@@ -17,7 +17,6 @@ enum SecureRandom {
   private static let base64URLTable: [UInt8] = (0...255).map { isBase64URL(UInt8($0)) ? 1 : 0 }
 
   /// 128 bits: not guessable and not a counter.
-  static func sessionID() -> String { base64url(bytes(16)) }
 
   /// Eight bytes per draw: each draw from the system generator is a `getrandom` call.
   static func bytes(_ count: Int) -> [UInt8] {
@@ -35,6 +34,18 @@ enum SecureRandom {
 
   private static let alphabet = Array(
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+
+  /// The 6 bits a base64url character stands for; nil for any other byte.
+  static func sextet(of byte: UInt8) -> UInt8? {
+    switch byte {
+    case UInt8(ascii: "A")...UInt8(ascii: "Z"): byte - UInt8(ascii: "A")
+    case UInt8(ascii: "a")...UInt8(ascii: "z"): byte - UInt8(ascii: "a") + 26
+    case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0") + 52
+    case UInt8(ascii: "-"): 62
+    case UInt8(ascii: "_"): 63
+    default: nil
+    }
+  }
 
   static func isBase64URL(_ byte: UInt8) -> Bool {
     switch byte {
@@ -62,17 +73,4 @@ enum SecureRandom {
     }
     return String(decoding: output, as: UTF8.self)
   }
-
-  /// Compares every byte, whatever the first difference, so timing tells nothing about a token.
-  static func constantTimeEqual(
-    _ lhs: UnsafeBufferPointer<UInt8>, _ rhs: UnsafeBufferPointer<UInt8>
-  )
-    -> Bool
-  {
-    guard lhs.count == rhs.count else { return false }
-    var difference: UInt8 = 0
-    for index in 0..<lhs.count { difference |= lhs[index] ^ rhs[index] }
-    return difference == 0
-  }
-
 }

@@ -20,44 +20,35 @@ final class SessionRecord: Sendable {
     var subscribers: [EventSubscriber] = []
     /// What this session is counted for in the memory budget.
     var accountedBytes = 0
-    /// The state's members that change only with the version, encoded for `cachedVersion`:
-    /// those before `expiresAt` and those after it.
-    var cachedHead: [UInt8] = []
-    var cachedTail: [UInt8] = []
-    /// The tree `cachedTail` was encoded from (nil: not yet encoded). The tail depends on the
-    /// tree alone, so a version that leaves an equal tree (a push and its pop) keeps it. At rest
-    /// this shares its storage with `navigation.coordinators`, so it costs no memory.
-    var cachedTree: (root: CoordinatorID?, coordinators: CoordinatorTable)?
-    /// The tree and tail encoded before those: a push and then its pop (two calls, two
-    /// versions) comes back to it, and the pop then encodes nothing. Held while the session is in
-    /// use; dropped with the rest of the cache.
-    var previousTree: (root: CoordinatorID?, coordinators: CoordinatorTable, tail: [UInt8])?
-    var cachedVersion = -1
+    /// The encoded state, kept only while the session is in use (nil otherwise), so that an idle
+    /// session holds no copy of it.
+    var cache: StateCache?
+    /// The session was called since it last idled: queued to be looked at once it may idle (see
+    /// SessionStore), and its next call keeps the state it encodes. A session called once (a
+    /// creation, then one operation, then nothing) never keeps an encoding.
+    var inUse = false
     /// The cache was built since the memory budget last counted it.
     var cacheUncounted = false
-    /// The cache is queued to be dropped once the session idles (see SessionStore).
-    var cacheDropQueued = false
 
     /// Forgets the encoded state (it is rebuilt by the next read or write that needs it).
     mutating func dropCache() {
-      cachedHead = []
-      cachedTail = []
-      cachedTree = nil
-      previousTree = nil
-      cachedVersion = -1
+      cache = nil
     }
   }
 
-  let id: String
-  let token: [UInt8]
+  let key: SessionID
+  let token: SessionToken
   let createdAt: Timestamp
   /// The address that created it, for the per-client session cap.
   let client: String
   let data: Mutex<Data>
 
-  init(id: String, token: String, createdAt: Timestamp, client: String, data: Data) {
-    self.id = id
-    self.token = Array(token.utf8)
+  /// The id as clients see it.
+  var id: String { key.description }
+
+  init(key: SessionID, token: String, createdAt: Timestamp, client: String, data: Data) {
+    self.key = key
+    self.token = SessionToken(issuing: token)
     self.createdAt = createdAt
     self.client = client
     self.data = Mutex(data)
@@ -69,42 +60,40 @@ final class SessionRecord: Sendable {
 
   /// The state alone as JSON, in a buffer of the size it needs.
   func encodedState(of data: inout Data) -> [UInt8] {
-    updateCache(of: &data)
-    var writer = JSONWriter(capacity: data.cachedHead.count + data.cachedTail.count + 48)
-    writeState(of: &data, into: &writer)
+    guard let cache = cachedState(of: &data) else {
+      var writer = JSONWriter(capacity: 1024)
+      StateJSON.writeState(data.navigation, id: id, times: times(of: data), into: &writer)
+      return writer.bytes
+    }
+    var writer = JSONWriter(capacity: cache.head.count + cache.tail.count + 48)
+    StateJSON.writeState(
+      head: cache.head, expiresAt: data.expiresAt, tail: cache.tail, into: &writer)
     return writer.bytes
   }
 
-  /// The state as JSON. All of it but `expiresAt` is encoded once per version and kept, so a
-  /// read copies bytes.
+  /// The state as JSON. In a session in use, all of it but `expiresAt` is encoded once per
+  /// version and kept, so a read copies bytes.
   func writeState(of data: inout Data, into writer: inout JSONWriter) {
-    updateCache(of: &data)
+    guard let cache = cachedState(of: &data) else {
+      StateJSON.writeState(data.navigation, id: id, times: times(of: data), into: &writer)
+      return
+    }
     StateJSON.writeState(
-      head: data.cachedHead, expiresAt: data.expiresAt, tail: data.cachedTail, into: &writer)
+      head: cache.head, expiresAt: data.expiresAt, tail: cache.tail, into: &writer)
   }
 
-  private func updateCache(of data: inout Data) {
-    if data.cachedVersion != data.navigation.version {
-      data.cachedHead = StateJSON.encodeHead(id: id, state: data.navigation, times: times(of: data))
-      let tree = (root: data.navigation.rootID, coordinators: data.navigation.coordinators)
-      if let cached = data.cachedTree, cached.root == tree.root,
-        cached.coordinators == tree.coordinators
-      {
-        // Equal trees, equal tails; keep the current storage only, so the old one is freed.
-      } else if let previous = data.previousTree, previous.root == tree.root,
-        previous.coordinators == tree.coordinators
-      {
-        // Back to the tree before: its tail becomes current, and the current one previous.
-        data.previousTree = data.cachedTree.map { ($0.root, $0.coordinators, data.cachedTail) }
-        data.cachedTail = previous.tail
-      } else {
-        data.previousTree = data.cachedTree.map { ($0.root, $0.coordinators, data.cachedTail) }
-        data.cachedTail = StateJSON.encodeTail(of: data.navigation)
-      }
-      data.cachedTree = tree
-      data.cachedVersion = data.navigation.version
+  /// The cache brought up to the current version, or nil in a session not in use.
+  private func cachedState(of data: inout Data) -> StateCache? {
+    guard data.inUse, !data.ended else { return nil }
+    let cache = data.cache ?? StateCache()
+    data.cache = cache
+    if cache.version != data.navigation.version {
+      cache.update(
+        to: data.navigation,
+        head: StateJSON.encodeHead(id: id, state: data.navigation, times: times(of: data)))
       data.cacheUncounted = true
     }
+    return cache
   }
 }
 
@@ -117,13 +106,11 @@ extension SessionRecord.Data {
     deliver(appendToLog(events))
   }
 
-  /// Encodes the events once and keeps them in the log; returns them for `deliver`.
+  /// Keeps the events in the log, and encodes each once for `deliver` and the response.
   mutating func appendToLog(_ events: [NavigationEvent]) -> [EventLog.Entry] {
     events.map { event in
-      let entry = EventLog.Entry(
-        seq: event.seq, type: event.kind.typeName, json: StateJSON.encodeEvent(event))
-      log.append(entry)
-      return entry
+      log.append(event)
+      return EventLog.Entry(event)
     }
   }
 

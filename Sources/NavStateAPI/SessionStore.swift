@@ -31,7 +31,7 @@ public struct StoreConfiguration: Sendable {
 /// on one lock.
 public final class SessionStore: Sendable {
   private final class Shard: Sendable {
-    let sessions = Mutex<[String: SessionRecord]>([:])
+    let sessions = Mutex<[SessionID: SessionRecord]>([:])
   }
 
   public let configuration: StoreConfiguration
@@ -47,9 +47,9 @@ public final class SessionStore: Sendable {
   /// Live sessions per client address.
   private let clientSessions = Mutex<[String: Int]>([:])
   /// Session ids by the time they expire at, as far as known (see ``expireIdle(now:)``).
-  private let expiries = Mutex(DeadlineQueue<String>())
+  private let expiries = Mutex(DeadlineQueue<SessionID>())
   /// Session ids by the time their encoded state may be dropped, as far as known.
-  private let cacheDrops = Mutex(DeadlineQueue<String>())
+  private let cacheDrops = Mutex(DeadlineQueue<SessionID>())
   /// Open event streams by the time their next heartbeat is due.
   private let heartbeats = Mutex(DeadlineQueue<HTTPStream>())
   public let memory: MemoryBudget
@@ -74,10 +74,9 @@ public final class SessionStore: Sendable {
   /// Events written to streams since start.
   public var eventsDelivered: Int { deliveryCount.load(ordering: .relaxed) }
 
-  private func shard(for id: String) -> Shard {
-    var hasher = Hasher()
-    hasher.combine(id)
-    return shards[Int(UInt(bitPattern: hasher.finalize()) % UInt(shards.count))]
+  private func shard(for id: SessionID) -> Shard {
+    // The id is random: its own bits spread the sessions evenly.
+    shards[Int(id.randomBits % UInt64(shards.count))]
   }
 
   /// Opens a session; returns it with its token (the only time the token is shown).
@@ -110,10 +109,10 @@ public final class SessionStore: Sendable {
     let token = SecureRandom.token()
     while true {
       let record = SessionRecord(
-        id: SecureRandom.sessionID(), token: token, createdAt: now, client: client, data: data)
-      let inserted = shard(for: record.id).sessions.withLock { sessions in
-        guard sessions[record.id] == nil else { return false }
-        sessions[record.id] = record
+        key: SessionID.random(), token: token, createdAt: now, client: client, data: data)
+      let inserted = shard(for: record.key).sessions.withLock { sessions in
+        guard sessions[record.key] == nil else { return false }
+        sessions[record.key] = record
         return true
       }
       if inserted {
@@ -170,7 +169,7 @@ public final class SessionStore: Sendable {
   /// The session `id`, if the request's `Authorization: Bearer` token is its token. A missing
   /// token is 401; a malformed one 401; a wrong token and an unknown session the same 404.
   func authorize(id: String, headers: HTTPHeaders) throws(APIProblem) -> SessionRecord {
-    let record = shard(for: id).sessions.withLock { $0[id] }
+    let record = SessionID(id).flatMap { key in shard(for: key).sessions.withLock { $0[key] } }
     // The token is read and compared where it lies in the header, without a copy.
     let verdict = headers.withFirstValue("authorization") { header -> TokenVerdict in
       guard let header, let range = BearerToken.range(in: header) else { return .missing }
@@ -179,13 +178,10 @@ public final class SessionStore: Sendable {
       guard SecureRandom.isWellFormedToken(token) else { return .malformed }
       // Compared even when the id is unknown, so both failures take the same time.
       guard let record else {
-        _ = SecureRandom.constantTimeEqual(token, token)
+        _ = Self.decoy.matches(token)
         return .wrong
       }
-      let equal = record.token.withUnsafeBufferPointer {
-        SecureRandom.constantTimeEqual($0, token)
-      }
-      return equal ? .valid : .wrong
+      return record.token.matches(token) ? .valid : .wrong
     }
     switch verdict {
     case .missing: throw APIProblem.missingToken
@@ -196,6 +192,9 @@ public final class SessionStore: Sendable {
       return record
     }
   }
+
+  /// What a token for an unknown session is compared with.
+  private static let decoy = SessionToken(issuing: SecureRandom.token())
 
   private enum TokenVerdict {
     case missing, malformed, wrong, valid
@@ -225,7 +224,7 @@ public final class SessionStore: Sendable {
     let ended = try record.data.withLock {
       (data) throws(APIProblem) -> (events: [NavigationEvent], streams: [HTTPStream])? in
       guard !data.ended, try condition(data) else { return nil }
-      let removed = shard(for: record.id).sessions.withLock { $0.removeValue(forKey: record.id) }
+      let removed = shard(for: record.key).sessions.withLock { $0.removeValue(forKey: record.key) }
       guard removed != nil else { return nil }
       data.ended = true
       let events = data.navigation.end(reason: reason)
@@ -262,32 +261,32 @@ public final class SessionStore: Sendable {
   }
 
   /// After a call that may have grown the session (`grew`: its tree or log) or built its state
-  /// cache: counts it again in the memory budget if so, and queues the cache to be dropped when
-  /// the session idles.
+  /// cache: counts it again in the memory budget if so. The session is now in use: it is queued
+  /// to be looked at when it may idle, and then its cache is dropped.
   func noteStateCache(of record: SessionRecord, _ data: inout SessionRecord.Data, grew: Bool) {
     if grew || data.cacheUncounted {
       data.cacheUncounted = false
       reaccount(&data)
     }
-    guard !data.cacheDropQueued, data.cachedVersion >= 0 else { return }
-    data.cacheDropQueued = true
+    guard !data.inUse, !data.ended else { return }
+    data.inUse = true
     let due = lastCall(of: data).adding(seconds: configuration.stateCacheIdleSeconds)
-    cacheDrops.withLock { $0.push(record.id, at: due.milliseconds) }
+    cacheDrops.withLock { $0.push(record.key, at: due.milliseconds) }
   }
 
-  /// Drops the encoded state of sessions that have had no call for `stateCacheIdleSeconds`; one
-  /// called since its entry was queued goes back in at its new time.
+  /// Drops the encoded state of sessions that have had no call for `stateCacheIdleSeconds` (they
+  /// are no longer in use); one called since its entry was queued goes back in at its new time.
   public func dropIdleCaches(now: Timestamp) {
     let due = cacheDrops.withLock { $0.popDue(now: now.milliseconds) }
     for id in due {
       guard let record = shard(for: id).sessions.withLock({ $0[id] }) else { continue }
       let later = record.data.withLock { data -> Timestamp? in
-        guard !data.ended, data.cacheDropQueued else { return nil }
+        guard !data.ended, data.inUse else { return nil }
         let idleSince = lastCall(of: data)
         let dropAt = idleSince.adding(seconds: configuration.stateCacheIdleSeconds)
         if dropAt > now { return dropAt }
         data.dropCache()
-        data.cacheDropQueued = false
+        data.inUse = false
         reaccount(&data)
         return nil
       }
@@ -302,7 +301,7 @@ public final class SessionStore: Sendable {
 
   /// Queues a new session for expiry.
   private func scheduleExpiry(of record: SessionRecord, at time: Timestamp) {
-    expiries.withLock { $0.push(record.id, at: time.milliseconds) }
+    expiries.withLock { $0.push(record.key, at: time.milliseconds) }
   }
 
   func delivered(_ count: Int) {

@@ -169,14 +169,10 @@ public enum StateJSON {
   /// Params in name order, so equal params always encode to equal bytes.
   public static func writeParams(_ params: Params, into writer: inout JSONWriter) {
     writer.beginObject()
-    if params.count == 1, let (name, value) = params.first {
+    // In name order, as `Params` keeps them.
+    for (name, value) in params {
       writer.key(named: name)
       writer.value(value.json)
-    } else {
-      for name in params.keys.sorted() {
-        writer.key(named: name)
-        writer.value(params[name]?.json ?? .null)
-      }
     }
     writer.endObject()
   }

@@ -38,6 +38,11 @@ public struct CoordinatorTable: Sendable, Equatable, ExpressibleByDictionaryLite
         if let last = entries.last, last.id > id {
           entries.insert(coordinator, at: insertionPoint(of: id))
         } else {
+          if entries.count == entries.capacity {
+            // Grown by half rather than doubled: every session holds a table, most of a few
+            // coordinators, and an idle session keeps whatever room its table has.
+            entries.reserveCapacity(entries.count + max(1, entries.count / 2))
+          }
           entries.append(coordinator)
         }
       case (nil, nil):

@@ -49,10 +49,8 @@ extension NavigationState {
       return ["\(id) shows unknown route '\(node.route)'"]
     }
     do {
-      var given = [String: ParamValue]()
-      given = node.params
       let normalized = try normalizedParams(
-        .init(given.map { .init(key: $0.key, value: $0.value.json) }), for: route)
+        .init(node.params.map { .init(key: $0.key, value: $0.value.json) }), for: route)
       if normalized != node.params { problems.append("\(id) has params that are not normalized") }
     } catch {
       problems.append("\(id) has invalid params: \(error.detail)")

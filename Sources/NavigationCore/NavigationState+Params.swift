@@ -10,7 +10,7 @@ extension NavigationState {
 
   /// Checks the client's params against the route's declarations and fills in defaults.
   func normalizedParams(_ given: JSONObject, for route: Route) throws(NavigationError) -> Params {
-    var params: Params = [:]
+    var params = Params(minimumCapacity: route.paramSpecs.count)
     for member in given.members {
       guard let spec = route.paramSpecs[member.key] else {
         throw NavigationError(

@@ -50,9 +50,6 @@ public enum ParamValue: Sendable, Hashable {
   }
 }
 
-/// A coordinator's parameters, complete: every declared parameter with a value or default is set.
-public typealias Params = [String: ParamValue]
-
 /// One parameter declaration of a route.
 public struct ParamSpec: Sendable, Hashable {
   public var type: ParamType

@@ -92,7 +92,8 @@ struct NavStateCommand: ParsableCommand {
 
   @Option(
     help: ArgumentHelp(
-      "Bytes of events kept per session (the oldest go first).", valueName: "bytes"))
+      "Bytes of events kept per session, as the server keeps them (about 15 to 30 bytes an event, more with long params); the oldest go first.",
+      valueName: "bytes"))
   var eventBufferBytes = 64 * 1024
 
   @Option(help: ArgumentHelp("Seconds between heartbeats on event streams.", valueName: "seconds"))

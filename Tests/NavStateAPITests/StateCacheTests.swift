@@ -14,45 +14,70 @@ import Testing
     return SessionStore(graphs: [graph], defaultGraph: graph.name, configuration: configuration)
   }
 
+  /// One call, as the store's handlers make it: the state encoded, then noted.
+  private func call(_ record: SessionRecord, _ store: SessionStore) -> [UInt8] {
+    record.data.withLock { data in
+      let bytes = record.encodedState(of: &data)
+      store.noteStateCache(of: record, &data, grew: false)
+      return bytes
+    }
+  }
+
+  private func cachedVersion(_ record: SessionRecord) -> Int? {
+    record.data.withLock { $0.cache?.version }
+  }
+
+  @Test func aSessionCalledOnceKeepsNoEncodingAndTheNextCallKeepsOne() throws {
+    let store = try makeStore()
+    let (record, _) = try store.create(graph: nil, root: nil, client: "test", now: .now())
+    let fresh = call(record, store)
+    #expect(cachedVersion(record) == nil)
+    #expect(record.data.withLock { $0.inUse })
+    let cached = call(record, store)
+    #expect(cachedVersion(record) == 1)
+    #expect(cached == fresh)
+  }
+
   @Test func anIdleSessionDropsItsEncodedStateAndAnswersTheSameAfterwards() throws {
     let store = try makeStore()
     let now = Timestamp.now()
     let (record, _) = try store.create(graph: nil, root: nil, client: "test", now: now)
-    let (first, countedWithCache) = record.data.withLock { data in
-      let bytes = record.encodedState(of: &data)
-      store.noteStateCache(of: record, &data, grew: false)
-      return (bytes, store.memory.usedBytes)
-    }
-    #expect(record.data.withLock { $0.cachedVersion } == 1)
+    _ = call(record, store)
+    let withoutCache = store.memory.usedBytes
+    let first = call(record, store)
+    let countedWithCache = store.memory.usedBytes
+    #expect(countedWithCache > withoutCache)
+    #expect(cachedVersion(record) == 1)
 
     // Not idle long enough: kept.
     store.dropIdleCaches(now: now.adding(seconds: 5))
-    #expect(record.data.withLock { $0.cachedVersion } == 1)
+    #expect(cachedVersion(record) == 1)
 
     store.dropIdleCaches(now: now.adding(seconds: 11))
-    #expect(record.data.withLock { $0.cachedVersion } == -1)
-    #expect(record.data.withLock { $0.cachedTail.isEmpty && $0.cachedHead.isEmpty })
+    #expect(cachedVersion(record) == nil)
+    #expect(record.data.withLock { !$0.inUse })
     // The budget no longer counts what was dropped.
     #expect(store.memory.usedBytes < countedWithCache)
 
     let again = record.data.withLock { data in record.encodedState(of: &data) }
     #expect(again == first)
+    #expect(cachedVersion(record) == nil)
   }
 
   @Test func aSessionCalledSinceIsLookedAtAgainLater() throws {
     let store = try makeStore()
     let now = Timestamp.now()
     let (record, _) = try store.create(graph: nil, root: nil, client: "test", now: now)
+    _ = call(record, store)
+    _ = call(record, store)
+    // A call 8 s later moves its expiry, and so its idle time.
     record.data.withLock { data in
-      _ = record.encodedState(of: &data)
-      store.noteStateCache(of: record, &data, grew: false)
-      // A call 8 s later moves its expiry, and so its idle time.
       data.expiresAt = now.adding(seconds: 8 + store.configuration.sessionTTLSeconds)
     }
     store.dropIdleCaches(now: now.adding(seconds: 11))
-    #expect(record.data.withLock { $0.cachedVersion } == 1)
+    #expect(cachedVersion(record) == 1)
     store.dropIdleCaches(now: now.adding(seconds: 19))
-    #expect(record.data.withLock { $0.cachedVersion } == -1)
+    #expect(cachedVersion(record) == nil)
   }
 }
 
@@ -63,6 +88,7 @@ import Testing
     let store = SessionStore(
       graphs: [graph], defaultGraph: graph.name, configuration: StoreConfiguration())
     let (record, _) = try store.create(graph: nil, root: nil, client: "test", now: .now())
+    record.data.withLock { $0.inUse = true }
     let detail = { (id: Int) in
       Command.push(RouteRequest(route: "detail", params: JSONObject(["id": .int(id)])))
     }
@@ -75,7 +101,7 @@ import Testing
       try record.data.withLock { data throws in
         _ = try? data.navigation.apply(command)
         _ = record.encodedState(of: &data)
-        #expect(data.cachedTail == StateJSON.encodeTail(of: data.navigation), "after \(command)")
+        #expect(data.cache?.tail == StateJSON.encodeTail(of: data.navigation), "after \(command)")
       }
     }
   }

@@ -19,8 +19,8 @@ struct MemoryAccountTests {
     return kilobytes * 1024
   }
 
-  /// Many sessions, each with an event log filled to its byte cap: what `/metrics` accounts grows
-  /// as the process's resident memory does.
+  /// Many sessions, each with an event log filled to its byte cap (events that carry a 1,000
+  /// character param): what `/metrics` accounts grows as the process's resident memory does.
   @Test("the accounted bytes track the process's resident memory")
   func tracksResidentMemory() throws {
     let server = try ServerProcess([
@@ -28,14 +28,15 @@ struct MemoryAccountTests {
     ])
     defer { server.stop() }
     var ops: [JSONValue] = []
-    for id in 0..<300 {
-      ops.append(["op": "push", "route": "detail", "params": ["id": .int(id)]])
+    for id in 0..<40 {
+      let text = String(repeating: "x", count: 990) + String(1000 + id)
+      ops.append(["op": "push", "route": "scene2", "params": ["text": .string(text)]])
       ops.append(["op": "pop"])
     }
     let accountedBefore = try metric(server, "navstate_memory_accounted_bytes")
     let residentBefore = try residentBytes(server)
     for _ in 0..<300 {
-      let session = try TestSession(server.client)
+      let session = try TestSession(server.client, body: ["root": ["route": "scene1"]])
       let filled = try server.client.json(
         "POST", "\(session.path)/batch", token: session.token, body: ["ops": .array(ops)])
       try #require(filled.status == 200)
@@ -57,14 +58,14 @@ struct MemoryAccountTests {
     let pushed = try early.call("push", ["route": "detail", "params": ["id": 1]])
     #expect(TestSession.routes(pushed) == ["master", "detail"])
     var refusal: TestResponse?
-    for _ in 0..<20_000 {
+    for _ in 0..<40_000 {
       let created = try server.client.json("POST", "/v1/sessions")
       if created.status != 201 {
         refusal = created
         break
       }
     }
-    let refused = try #require(refusal, "16 MiB held 20,000 sessions")
+    let refused = try #require(refusal, "16 MiB held 40,000 sessions")
     #expect(refused.status == 503)
     #expect(refused.json["code"] == "memory_exhausted")
     #expect(Int(refused.header("Retry-After") ?? "") ?? 0 >= 1)
