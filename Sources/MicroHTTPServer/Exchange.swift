@@ -19,7 +19,7 @@ struct Exchange {
     request.started = true
     request.counted = true
     context.inFlight.add(1, ordering: .relaxed)
-    request.method = String(cString: method)
+    request.method = Self.methodName(method)
     request.blockStart = UInt(bitPattern: method)
     collectHeaders()
     if let refusal = refusal(method: method, version: version) {
@@ -131,9 +131,9 @@ struct Exchange {
     let body = request.body
     request.body = []
     let received = ReceivedHeaders(connection: connection)
-    let httpRequest = HTTPRequest(
-      method: request.method, target: request.target, received: received, body: body)
-    let response = context.handler.handle(httpRequest)
+    // Built in the call, so the request is passed along without a copy of its own.
+    let response = context.handler.handle(
+      HTTPRequest(method: request.method, target: request.target, received: received, body: body))
     received.close()
     return send(response, close: false)
   }
@@ -144,6 +144,21 @@ struct Exchange {
     let state = Unmanaged.passUnretained(request).toOpaque()
     _ = MHD_get_connection_values_n(connection, .HEADER_KIND, mhdAddRequestHeader, state)
   }
+
+  /// The method as a `String`: the common ones are literals (no allocation, no UTF-8 check).
+  static func methodName(_ method: UnsafePointer<CChar>) -> String {
+    let length = strlen(method)
+    for (bytes, name) in knownMethods
+    where bytes.utf8CodeUnitCount == length && memcmp(bytes.utf8Start, method, length) == 0 {
+      return name
+    }
+    return String(cString: method)
+  }
+
+  private static let knownMethods: [(StaticString, String)] = [
+    ("GET", "GET"), ("POST", "POST"), ("HEAD", "HEAD"), ("DELETE", "DELETE"), ("PUT", "PUT"),
+    ("PATCH", "PATCH"), ("OPTIONS", "OPTIONS"),
+  ]
 
   static func title(_ status: Int) -> String {
     switch status {

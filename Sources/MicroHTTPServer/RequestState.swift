@@ -1,6 +1,7 @@
 /// One request's state while MHD reads it, owned through `*con_cls`: created (retained) in the
 /// URI log callback, released in the request-completed callback. Only the connection's worker
-/// thread touches it.
+/// thread touches it, one callback at a time, so its fields need no run-time exclusivity checks
+/// (`@exclusivity(unchecked)`): they cost more than the rest of a small request's bookkeeping.
 final class RequestState {
   /// The request target exactly as received ("/path?query").
   let target: String
@@ -11,26 +12,26 @@ final class RequestState {
   let targetAddress: UInt
   let targetLength: Int
   /// The access handler has seen the headers (its first call).
-  var started = false
+  @exclusivity(unchecked) var started = false
   /// Counted in the server's in-flight requests (undone when completed).
-  var counted = false
-  var method = ""
-  var body: [UInt8] = []
+  @exclusivity(unchecked) var counted = false
+  @exclusivity(unchecked) var method = ""
+  @exclusivity(unchecked) var body: [UInt8] = []
   /// The body passed `maxBodyBytes`: what follows is discarded and the answer is 413.
-  var tooLarge = false
+  @exclusivity(unchecked) var tooLarge = false
   /// Bytes received and dropped after `tooLarge`.
-  var discarded = 0
+  @exclusivity(unchecked) var discarded = 0
 
   // Filled while the headers are iterated, for RequestFraming.
-  var contentLengths: [String] = []
-  var transferEncodings: [String] = []
+  @exclusivity(unchecked) var contentLengths: [String] = []
+  @exclusivity(unchecked) var transferEncodings: [String] = []
 
   // Filled while the headers are iterated, for HeaderBlockAudit and the Host checks.
-  var blockStart: UInt = 0
-  var fields: [HeaderBlockAudit.Field] = []
-  var hostCount = 0
+  @exclusivity(unchecked) var blockStart: UInt = 0
+  @exclusivity(unchecked) var fields: [HeaderBlockAudit.Field] = []
+  @exclusivity(unchecked) var hostCount = 0
   /// Where the (first) Host field's value lies in the block.
-  var host = HeaderBlockAudit.Span(offset: 0, length: 0)
+  @exclusivity(unchecked) var host = HeaderBlockAudit.Span(offset: 0, length: 0)
 
   init(
     target: String, connection: ConnectionState? = nil, targetAddress: UInt = 0,

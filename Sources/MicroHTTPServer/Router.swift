@@ -70,14 +70,20 @@ public struct Router: HTTPHandler {
 
   public func handle(_ request: HTTPRequest) -> HTTPResponse {
     guard makeObserver != nil else { return route(request).response }
-    let started = ContinuousClock.now
+    let started = MonotonicClock.nanoseconds()
     let (response, index) = route(request)
-    let route = index.map { trie.routes[$0] }
-    let observer = route == nil ? unmatchedObserver : route?.observer
-    observer?(
-      RequestSummary(
-        route: route?.pattern, method: request.method, status: response.status,
-        duration: ContinuousClock.now - started))
+    let elapsed = MonotonicClock.nanoseconds() &- started
+    // The route's fields are read where they lie: copying a route retains every one of them.
+    if let index {
+      trie.routes[index].observer?(
+        RequestSummary(
+          route: trie.routes[index].pattern, method: request.method, status: response.status,
+          nanoseconds: elapsed))
+    } else {
+      unmatchedObserver?(
+        RequestSummary(
+          route: nil, method: request.method, status: response.status, nanoseconds: elapsed))
+    }
     return response
   }
 
@@ -137,12 +143,21 @@ public struct RequestSummary: Sendable {
   public var route: String?
   public var method: String
   public var status: Int
-  public var duration: Duration
+  /// How long the handler took, in nanoseconds of the monotonic clock.
+  public var nanoseconds: Int64
+  public var duration: Duration { .nanoseconds(nanoseconds) }
 
-  public init(route: String?, method: String, status: Int, duration: Duration) {
+  public init(route: String?, method: String, status: Int, nanoseconds: Int64) {
     self.route = route
     self.method = method
     self.status = status
-    self.duration = duration
+    self.nanoseconds = nanoseconds
+  }
+
+  public init(route: String?, method: String, status: Int, duration: Duration) {
+    let (seconds, attoseconds) = duration.components
+    self.init(
+      route: route, method: method, status: status,
+      nanoseconds: seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
   }
 }

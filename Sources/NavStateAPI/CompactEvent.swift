@@ -10,7 +10,8 @@ enum CompactEvent {
     case stopped, resumed, tabSelected, sessionEnded
   }
 
-  private static let presentations = Presentation.allCases
+  /// In code order (see `code(of:)`).
+  private static let presentations: [Presentation] = [.root, .push, .sheet, .fullScreenCover, .tab]
   private static let stopReasons: [StopReason] = [
     .pop, .dismiss, .replace, .reset, .teardown, .sessionEnded,
   ]
@@ -29,13 +30,13 @@ enum CompactEvent {
         bytes.appendBlob(name)
         append(value, to: &bytes)
       }
-      bytes.append(UInt8(presentations.firstIndex(of: presentation)!))
+      bytes.append(code(of: presentation))
       bytes.appendVarint(UInt64(parent?.number ?? 0))
     case .stopped(let id, let route, let reason):
       bytes.append(Tag.stopped.rawValue)
       bytes.appendVarint(UInt64(id.number))
       bytes.appendBlob(route)
-      bytes.append(UInt8(stopReasons.firstIndex(of: reason)!))
+      bytes.append(code(of: reason))
     case .resumed(let id, let result):
       bytes.append(Tag.resumed.rawValue)
       bytes.appendVarint(UInt64(id.number))
@@ -47,7 +48,7 @@ enum CompactEvent {
       bytes.appendBlob(route)
     case .sessionEnded(let reason):
       bytes.append(Tag.sessionEnded.rawValue)
-      bytes.append(UInt8(endReasons.firstIndex(of: reason)!))
+      bytes.append(reason == .deleted ? 0 : 1)
     }
   }
 
@@ -91,6 +92,29 @@ enum CompactEvent {
       kind = .sessionEnded(reason: reason)
     }
     return NavigationEvent(seq: Int(seq), version: Int(version), kind: kind)
+  }
+
+  // Codes by switch, not by searching the tables: this runs for every event.
+
+  private static func code(of presentation: Presentation) -> UInt8 {
+    switch presentation {
+    case .root: 0
+    case .push: 1
+    case .sheet: 2
+    case .fullScreenCover: 3
+    case .tab: 4
+    }
+  }
+
+  private static func code(of reason: StopReason) -> UInt8 {
+    switch reason {
+    case .pop: 0
+    case .dismiss: 1
+    case .replace: 2
+    case .reset: 3
+    case .teardown: 4
+    case .sessionEnded: 5
+    }
   }
 
   private static func append(_ value: ParamValue, to bytes: inout [UInt8]) {

@@ -42,11 +42,20 @@ struct EventLog: Sendable {
   var footprint: Int { buffer.capacity }
 
   mutating func append(_ event: NavigationEvent) {
-    var record: [UInt8] = []
-    CompactEvent.append(event, to: &record)
-    if buffer.isEmpty { buffer.reserveCapacity(4 * record.count) }
-    buffer.appendVarint(UInt64(record.count))
-    buffer.append(contentsOf: record)
+    // Room for a few events of a fresh session; the buffer doubles from there.
+    if buffer.isEmpty { buffer.reserveCapacity(80) }
+    // Written in place after a one-byte length, widened in the rare case that is too short.
+    let lengthAt = buffer.count
+    buffer.append(0)
+    CompactEvent.append(event, to: &buffer)
+    let length = buffer.count - lengthAt - 1
+    if length < 0x80 {
+      buffer[lengthAt] = UInt8(length)
+    } else {
+      var prefix: [UInt8] = []
+      prefix.appendVarint(UInt64(length))
+      buffer.replaceSubrange(lengthAt..<lengthAt + 1, with: prefix)
+    }
     if count == 0 { oldestSeq = event.seq }
     count += 1
     // The newest entry always stays, even alone over the byte cap.

@@ -67,10 +67,11 @@ extension NavStateService {
       } catch {
         throw APIProblem(error)
       }
-      // Each event is encoded once, here, for the log, the streams and this response alike.
+      // Each event is kept in the log in its compact form, and encoded as JSON once: for the
+      // streams and this answer alike when the session has streams, else into the answer.
       var entries: [EventLog.Entry] = []
       if !events.isEmpty {
-        entries = data.appendToLog(events)
+        for event in events { data.log.append(event) }
         if let undo {
           let growth = MemoryFootprint.session(data) - data.accountedBytes
           if growth > 0, !store.memory.hasRoom(for: growth) {
@@ -79,6 +80,7 @@ extension NavStateService {
           }
         }
         data.updatedAt = .now()
+        entries = data.streamEntries(events)
         store.delivered(data.deliver(entries))
       }
       writer.beginObject()
@@ -93,7 +95,11 @@ extension NavStateService {
       store.noteStateCache(of: record, &data, grew: !events.isEmpty)
       writer.key("events")
       writer.beginArray()
-      for entry in entries { writer.raw(entry.json) }
+      if entries.isEmpty {
+        for event in events { StateJSON.writeEvent(event, into: &writer) }
+      } else {
+        for entry in entries { writer.raw(entry.json) }
+      }
       writer.endArray()
       writer.endObject()
       return (data.navigation.version, events)

@@ -31,8 +31,7 @@ final class RouteSeries: Sendable {
   }
 
   func record(_ summary: RequestSummary) {
-    let (seconds, attoseconds) = summary.duration.components
-    let nanoseconds = max(0, seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    let nanoseconds = max(0, summary.nanoseconds)
     var bucket = 0
     while bucket < Self.bounds.count && nanoseconds > Self.bounds[bucket] { bucket += 1 }
     counts.withLock { counts in

@@ -35,15 +35,38 @@ enum SecureRandom {
   private static let alphabet = Array(
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
+  /// The base64url character for the 6 bits `sextet` holds.
+  static func character(of sextet: UInt8) -> UInt8 {
+    switch sextet {
+    case 0..<26: UInt8(ascii: "A") + sextet
+    case 26..<52: UInt8(ascii: "a") + sextet - 26
+    case 52..<62: UInt8(ascii: "0") + sextet - 52
+    case 62: UInt8(ascii: "-")
+    default: UInt8(ascii: "_")
+    }
+  }
+
   /// The 6 bits a base64url character stands for; nil for any other byte.
   static func sextet(of byte: UInt8) -> UInt8? {
-    switch byte {
-    case UInt8(ascii: "A")...UInt8(ascii: "Z"): byte - UInt8(ascii: "A")
-    case UInt8(ascii: "a")...UInt8(ascii: "z"): byte - UInt8(ascii: "a") + 26
-    case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0") + 52
+    let value = sextets[Int(byte)]
+    return value < 64 ? value : nil
+  }
+
+  /// Calls `body` with a table of 256 entries: each byte's 6 bits in base64url, or 0xFF. For
+  /// loops that read every token and id: one lookup of the table, then plain loads.
+  static func withSextetTable<Result>(_ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+    sextets.withUnsafeBufferPointer(body)
+  }
+
+  /// By byte: its 6 bits in base64url, or 0xFF.
+  private static let sextets: [UInt8] = (0...255).map { byte in
+    switch UInt8(byte) {
+    case UInt8(ascii: "A")...UInt8(ascii: "Z"): UInt8(byte) - UInt8(ascii: "A")
+    case UInt8(ascii: "a")...UInt8(ascii: "z"): UInt8(byte) - UInt8(ascii: "a") + 26
+    case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt8(byte) - UInt8(ascii: "0") + 52
     case UInt8(ascii: "-"): 62
     case UInt8(ascii: "_"): 63
-    default: nil
+    default: 0xFF
     }
   }
 

@@ -26,37 +26,56 @@ struct SessionID: Hashable, Sendable, CustomStringConvertible {
 
   private static func parse(_ text: UnsafeBufferPointer<UInt8>) -> SessionID? {
     guard text.count == 22 else { return nil }
-    var high: UInt64 = 0
-    var low: UInt64 = 0
-    var pending: UInt32 = 0
-    var bits: UInt32 = 0
-    var produced = 0
-    for byte in text {
-      guard let value = SecureRandom.sextet(of: byte) else { return nil }
-      pending = pending << 6 | UInt32(value)
-      bits += 6
-      if bits >= 8 {
-        bits -= 8
-        let octet = UInt64(pending >> bits)
-        if produced < 8 { high = high << 8 | octet } else { low = low << 8 | octet }
-        produced += 1
-        pending &= (1 << bits) - 1
+    return SecureRandom.withSextetTable { table in
+      // 22 × 6 = 132 bits: ten sextets fill 60 bits of `high`, the eleventh gives it 4 more
+      // and `low` 2, ten more give `low` 60, and the last its 2 final bits and four zero bits.
+      var high: UInt64 = 0
+      var low: UInt64 = 0
+      var invalid: UInt8 = 0
+      for index in 0..<10 {
+        let value = table[Int(text[index])]
+        invalid |= value
+        high = high << 6 | UInt64(value & 0x3F)
       }
+      let straddling = table[Int(text[10])]
+      invalid |= straddling
+      high = high << 4 | UInt64(straddling & 0x3F) >> 2
+      low = UInt64(straddling & 0x3)
+      for index in 11..<21 {
+        let value = table[Int(text[index])]
+        invalid |= value
+        low = low << 6 | UInt64(value & 0x3F)
+      }
+      let last = table[Int(text[21])]
+      invalid |= last
+      low = low << 2 | UInt64(last & 0x3F) >> 4
+      // 0xFF marks a byte outside the alphabet; the four spare bits must be zero.
+      guard invalid & 0xC0 == 0, last & 0xF == 0 else { return nil }
+      return SessionID(high: high, low: low)
     }
-    // 22 × 6 = 132 bits: the 16 bytes, then 4 bits that are zero in every id.
-    guard produced == 16, pending == 0 else { return nil }
-    return SessionID(high: high, low: low)
   }
 
   var description: String {
-    var bytes: [UInt8] = []
-    bytes.reserveCapacity(16)
-    for shift in stride(from: 56, through: 0, by: -8) {
-      bytes.append(UInt8(truncatingIfNeeded: high >> UInt64(shift)))
+    // 22 characters: 21 of 6 bits each, then the last 2 bits and four zero bits.
+    String(unsafeUninitializedCapacity: 22) { output in
+      var index = 0
+      for shift in stride(from: 58, through: 4, by: -6) {
+        output[index] = SecureRandom.character(
+          of: UInt8(truncatingIfNeeded: high >> UInt64(shift)) & 0x3F)
+        index += 1
+      }
+      // The sextet that straddles the two words: 4 bits of `high`, 2 of `low`.
+      output[index] = SecureRandom.character(
+        of: UInt8(truncatingIfNeeded: (high & 0xF) << 2 | low >> 62))
+      index += 1
+      for shift in stride(from: 56, through: 2, by: -6) {
+        output[index] = SecureRandom.character(
+          of: UInt8(truncatingIfNeeded: low >> UInt64(shift)) & 0x3F)
+        index += 1
+      }
+      output[index] = SecureRandom.character(of: UInt8(truncatingIfNeeded: low & 0x3) << 4)
+      return 22
     }
-    for shift in stride(from: 56, through: 0, by: -8) {
-      bytes.append(UInt8(truncatingIfNeeded: low >> UInt64(shift)))
-    }
-    return SecureRandom.base64url(bytes)
   }
+
 }

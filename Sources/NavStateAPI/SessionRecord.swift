@@ -103,15 +103,14 @@ extension SessionRecord.Data {
   /// the events in order and none is missed between a snapshot and a subscription.
   @discardableResult
   mutating func record(_ events: [NavigationEvent]) -> Int {
-    deliver(appendToLog(events))
+    for event in events { log.append(event) }
+    return deliver(streamEntries(events))
   }
 
-  /// Keeps the events in the log, and encodes each once for `deliver` and the response.
-  mutating func appendToLog(_ events: [NavigationEvent]) -> [EventLog.Entry] {
-    events.map { event in
-      log.append(event)
-      return EventLog.Entry(event)
-    }
+  /// The events encoded for the open streams (each once, however many streams); none without a
+  /// stream, so that a call nobody follows encodes its events only for its own answer.
+  func streamEntries(_ events: [NavigationEvent]) -> [EventLog.Entry] {
+    subscribers.isEmpty ? [] : events.map(EventLog.Entry.init)
   }
 
   /// Sends the entries to every open stream; returns how many deliveries were made.

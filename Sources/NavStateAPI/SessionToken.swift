@@ -24,47 +24,43 @@ struct SessionToken: Sendable {
     return difference == 0 && text.count == 43
   }
 
-  /// The bits of up to 43 base64url characters, and the two left over after 256 of them.
+  /// The bits of 43 base64url characters (fewer give zero bits), and what must be zero in a
+  /// token: the two bits left over after 256, and a mark for any byte outside the alphabet.
   private static func decoded(_ text: UnsafeBufferPointer<UInt8>) -> (
     token: SessionToken, padding: UInt64
   ) {
-    var token = SessionToken()
-    var word: UInt64 = 0
-    var bits = 0
-    var index = 0
-    var padding: UInt64 = 0
-    for byte in text.prefix(43) {
-      // Only well-formed text is compared (every byte in the alphabet); any other decodes as 0.
-      let value = UInt64(SecureRandom.sextet(of: byte) ?? 0)
-      if bits + 6 <= 64 {
-        word = word << 6 | value
-        bits += 6
-        if bits == 64 {
-          store(&token, index, word)
-          index += 1
-          word = 0
-          bits = 0
-        }
-      } else {
-        // Split across two words: the high part ends this one, the rest starts the next.
-        let high = 64 - bits
-        store(&token, index, word << high | value >> (6 - high))
-        index += 1
-        bits = 6 - high
-        word = value & ((1 << bits) - 1)
-      }
+    withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 5) { words in
+      words.initialize(repeating: 0)
+      decode(text, into: words)
+      var token = SessionToken()
+      token.words = (words[0], words[1], words[2], words[3])
+      // The two bits after the 256th are at the top of the fifth word, the marks at its bottom.
+      return (token, words[4])
     }
-    if index == 4 { padding = word } else if index < 4 { store(&token, index, word << (64 - bits)) }
-    return (token, padding)
   }
 
-  private static func store(_ token: inout SessionToken, _ index: Int, _ word: UInt64) {
-    switch index {
-    case 0: token.words.0 = word
-    case 1: token.words.1 = word
-    case 2: token.words.2 = word
-    case 3: token.words.3 = word
-    default: break
+  private static func decode(
+    _ text: UnsafeBufferPointer<UInt8>, into words: UnsafeMutableBufferPointer<UInt64>
+  ) {
+    SecureRandom.withSextetTable { table in
+      // 43 × 6 = 258 bits, into four words and two spare bits, most significant first.
+      var position = 0
+      var outside: UInt8 = 0
+      for byte in text.prefix(43) {
+        let entry = table[Int(byte)]
+        outside |= entry & 0xC0
+        let value = UInt64(entry & 0x3F)
+        let word = position >> 6
+        let offset = position & 63
+        if offset <= 58 {
+          words[word] |= value << UInt64(58 - offset)
+        } else {
+          words[word] |= value >> UInt64(offset - 58)
+          words[word + 1] |= value << UInt64(122 - offset)
+        }
+        position += 6
+      }
+      words[4] |= UInt64(outside)
     }
   }
 }

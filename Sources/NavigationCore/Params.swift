@@ -3,7 +3,7 @@
 /// A small array sorted by name rather than a dictionary: a route declares a handful, every
 /// coordinator of every session holds one, and a dictionary of one entry takes twice the memory.
 public struct Params: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiteral {
-  private struct Member: Sendable, Hashable {
+  fileprivate struct Member: Sendable, Hashable {
     var name: String
     var value: ParamValue
   }
@@ -51,8 +51,18 @@ public struct Params: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiter
     }
   }
 
-  /// The parameters in name order.
-  public func makeIterator() -> some IteratorProtocol<(key: String, value: ParamValue)> {
-    members.lazy.map { (key: $0.name, value: $0.value) }.makeIterator()
+  /// The parameters in name order. A concrete iterator: an opaque one is looked up at run time
+  /// on every loop, and loops over params run on every operation.
+  public struct Iterator: IteratorProtocol {
+    fileprivate var members: IndexingIterator<[Member]>
+
+    public mutating func next() -> (key: String, value: ParamValue)? {
+      guard let member = members.next() else { return nil }
+      return (member.name, member.value)
+    }
+  }
+
+  public func makeIterator() -> Iterator {
+    Iterator(members: members.makeIterator())
   }
 }

@@ -31,3 +31,15 @@ import Testing
     #expect(Set(ids.map(\.description)).count == Set(ids).count)
   }
 }
+
+/// An id's text is the base64url of its 16 bytes, as the service has always shown ids.
+@Suite struct SessionIDTextTests {
+  @Test func theTextIsTheBase64URLOfTheBytes() {
+    var generator = SystemRandomNumberGenerator()
+    for _ in 0..<1000 {
+      let bytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
+      let text = SecureRandom.base64url(bytes)
+      #expect(SessionID(text)?.description == text)
+    }
+  }
+}

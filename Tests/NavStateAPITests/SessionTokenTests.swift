@@ -54,3 +54,16 @@ import Testing
     }
   }
 }
+
+@Suite struct SessionTokenAlphabetTests {
+  @Test func aByteOutsideTheAlphabetNeverMatches() {
+    // "_" is 63, the six bits a byte outside the alphabet would otherwise read as.
+    let text = String(repeating: "_", count: 42) + "w"
+    let token = SessionToken(issuing: text)
+    #expect(Array(text.utf8).withUnsafeBufferPointer { token.matches($0) })
+    for outsider in ["=", "+", "/", "~", "\u{7F}"] {
+      let other = outsider + String(repeating: "_", count: 41) + "w"
+      #expect(!Array(other.utf8).withUnsafeBufferPointer { token.matches($0) })
+    }
+  }
+}
