@@ -45,6 +45,10 @@ final class ConnectionState: Sendable {
   /// is until libmicrohttpd reports the connection closed (before it closes the descriptor).
   let descriptor: Int32
   private let word: Atomic<UInt64>
+  /// The state of the connection's last request, kept for its next one. Touched only by the
+  /// connection's worker thread (MHD serves a connection on one thread), and cleared when the
+  /// connection closes, which breaks the cycle between the two.
+  nonisolated(unsafe) var spareRequest: RequestState?
 
   private static let phaseShift: UInt64 = 56
   private static let deadlineMask: UInt64 = (1 << phaseShift) - 1

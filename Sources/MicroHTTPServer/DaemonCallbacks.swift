@@ -17,7 +17,10 @@ func mhdRequestStarted(
   _ cls: UnsafeMutableRawPointer?, _ uri: UnsafePointer<CChar>?, _ connection: OpaquePointer?
 ) -> UnsafeMutableRawPointer? {
   let length = uri.map { strlen($0) } ?? 0
-  let target = uri.map { String(cString: $0) } ?? ""
+  // Its length is known: decoded from the bytes, not measured again as a C string.
+  let target =
+    uri.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: length), as: UTF8.self) }
+    ?? ""
   var state: ConnectionState?
   if let cls, let connection, let raw = cmhd_socket_context(connection) {
     let context = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue()
@@ -25,9 +28,16 @@ func mhdRequestStarted(
     state?.requestLineArrived(
       now: MonotonicClock.now(), headerTimeout: context.connections.timing.headers)
   }
-  let request = RequestState(
-    target: target, connection: state, targetAddress: UInt(bitPattern: uri),
-    targetLength: length)
+  let request: RequestState
+  if let spare = state?.spareRequest {
+    state?.spareRequest = nil
+    spare.reuse(target: target, targetAddress: UInt(bitPattern: uri), targetLength: length)
+    request = spare
+  } else {
+    request = RequestState(
+      target: target, connection: state, targetAddress: UInt(bitPattern: uri),
+      targetLength: length)
+  }
   return Unmanaged.passRetained(request).toOpaque()
 }
 
@@ -51,7 +61,9 @@ func mhdConnectionChanged(
   case 1:
     guard let raw = socketContext.pointee else { return }
     socketContext.pointee = nil
-    context.connections.closed(Unmanaged<ConnectionState>.fromOpaque(raw).takeRetainedValue())
+    let state = Unmanaged<ConnectionState>.fromOpaque(raw).takeRetainedValue()
+    state.spareRequest = nil
+    context.connections.closed(state)
   default:
     break
   }
@@ -75,7 +87,7 @@ func mhdRequestCompleted(
 ) {
   guard let cls, let conCls, let raw = conCls.pointee else { return }
   conCls.pointee = nil
-  let request = Unmanaged<RequestState>.fromOpaque(raw).takeRetainedValue()
+  var request = Unmanaged<RequestState>.fromOpaque(raw).takeRetainedValue()
   let context = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue()
   if request.counted {
     context.inFlight.subtract(1, ordering: .releasing)
@@ -84,6 +96,10 @@ func mhdRequestCompleted(
   // counts silence, so a trickle would reset it forever).
   request.connection?.advance(
     to: .idle, deadline: context.connections.timing.waiting(from: MonotonicClock.now()))
+  // MHD reports a request completed before its connection closed, which clears this again.
+  if let connection = request.connection, isKnownUniquelyReferenced(&request) {
+    connection.spareRequest = request
+  }
 }
 
 /// MHD_AccessHandlerCallback: called once with the headers, once per piece of body, and once

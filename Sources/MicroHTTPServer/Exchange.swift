@@ -72,7 +72,7 @@ struct Exchange {
         status: 400, code: "malformed_request", title: "Bad Request",
         detail: "Malformed request: \(problem).")
     }
-    request.fields = []
+    // The fields stay until the state is reused for the connection's next request.
     let isHTTP11 = versionLength == 8 && strcmp(version, "HTTP/1.1") == 0
     if request.hostCount > 1 || (isHTTP11 && request.hostCount == 0) {
       return .problem(
@@ -127,6 +127,15 @@ struct Exchange {
       let response = HTTPResponse.problem(
         status: status, code: code, title: Self.title(status), detail: detail)
       return send(response, close: true)
+    }
+    if let constant = context.handler.constantResponse(
+      method: request.method, target: request.target)
+    {
+      // Queued as it is; reading the response out of its box would copy every field.
+      if let prepared = constant.prepared, !context.stopping.load(ordering: .relaxed) {
+        return MHD_queue_response(connection, prepared.status, prepared.response)
+      }
+      return send(constant.response, close: false)
     }
     let body = request.body
     request.body = []

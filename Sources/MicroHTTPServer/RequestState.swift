@@ -1,16 +1,18 @@
-/// One request's state while MHD reads it, owned through `*con_cls`: created (retained) in the
-/// URI log callback, released in the request-completed callback. Only the connection's worker
+/// One request's state while MHD reads it, owned through `*con_cls`: taken (retained) in the
+/// URI log callback, released in the request-completed callback, where it is kept by its
+/// connection for the next request (see ``reuse(target:targetAddress:targetLength:)``), so a
+/// kept-alive connection allocates it once. Only the connection's worker
 /// thread touches it, one callback at a time, so its fields need no run-time exclusivity checks
 /// (`@exclusivity(unchecked)`): they cost more than the rest of a small request's bookkeeping.
 final class RequestState {
   /// The request target exactly as received ("/path?query").
-  let target: String
+  @exclusivity(unchecked) private(set) var target: String
   /// The connection it came on; nil only if MHD skipped the connection-notify callback.
   let connection: ConnectionState?
   /// Where MHD's read buffer holds the target, and its length as a C string, for
   /// ``HeaderBlockAudit`` (a NUL in the target makes that length fall short).
-  let targetAddress: UInt
-  let targetLength: Int
+  @exclusivity(unchecked) private(set) var targetAddress: UInt
+  @exclusivity(unchecked) private(set) var targetLength: Int
   /// The access handler has seen the headers (its first call).
   @exclusivity(unchecked) var started = false
   /// Counted in the server's in-flight requests (undone when completed).
@@ -41,5 +43,25 @@ final class RequestState {
     self.connection = connection
     self.targetAddress = targetAddress
     self.targetLength = targetLength
+  }
+
+  /// Ready for the next request on the same connection: every field as new, but the header
+  /// fields' buffer keeps its capacity (unless an unusual request grew it large).
+  func reuse(target: String, targetAddress: UInt, targetLength: Int) {
+    self.target = target
+    self.targetAddress = targetAddress
+    self.targetLength = targetLength
+    started = false
+    counted = false
+    method = ""
+    body = []
+    tooLarge = false
+    discarded = 0
+    contentLengths = []
+    transferEncodings = []
+    blockStart = 0
+    if fields.capacity > 64 { fields = [] } else { fields.removeAll(keepingCapacity: true) }
+    hostCount = 0
+    host = HeaderBlockAudit.Span(offset: 0, length: 0)
   }
 }

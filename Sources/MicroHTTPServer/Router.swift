@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
+
 /// A routing table from method and path pattern to handler, itself an ``HTTPHandler``.
 ///
 /// Patterns are paths whose segments are literals or `{name}` parameters:
@@ -24,6 +30,17 @@ public struct Router: HTTPHandler {
   /// is added, so that a request reaches its route's observer without a lookup.
   private let makeObserver: (@Sendable (String?) -> Observer)?
   private let unmatchedObserver: Observer?
+  /// The constant routes, looked through in order by `constantResponse`: a handful of literal
+  /// paths, where comparing bytes costs less than walking the trie.
+  private var constants: [Constant] = []
+
+  private struct Constant {
+    var method: String
+    var pattern: String
+    var path: [UInt8]
+    var response: ConstantResponse
+    var observer: Observer?
+  }
 
   /// One observer for every request.
   public init(observer: Observer? = nil) {
@@ -46,6 +63,30 @@ public struct Router: HTTPHandler {
   public mutating func add(
     _ method: String, _ pattern: String, _ handler: @escaping Handler
   ) {
+    addRoute(method, pattern, handler)
+    constants.removeAll { $0.method == method && $0.pattern == pattern }
+  }
+
+  /// Registers `response` as the answer to `method` on `pattern` whatever else the request holds.
+  /// The server then sends it without building the request (see
+  /// ``HTTPHandler/constantResponse(method:target:)``); observers still see it. Best made
+  /// ``HTTPResponse/prepared()``. The pattern has no parameters.
+  public mutating func add(_ method: String, _ pattern: String, constant response: HTTPResponse) {
+    precondition(!pattern.contains("{"), "a constant route has no parameters")
+    let observer = addRoute(method, pattern) { _, _ in response }
+    let path = Array((pattern.hasPrefix("/") ? pattern : "/" + pattern).utf8)
+    constants.removeAll { $0.method == method && $0.pattern == pattern }
+    constants.append(
+      Constant(
+        method: method, pattern: pattern, path: path, response: ConstantResponse(response),
+        observer: observer))
+  }
+
+  /// Returns the route's observer.
+  @discardableResult
+  private mutating func addRoute(
+    _ method: String, _ pattern: String, _ handler: @escaping Handler
+  ) -> Observer? {
     var names: [String] = []
     var keys: [RouteTrie.Key] = []
     var path = Substring(pattern)
@@ -61,11 +102,45 @@ public struct Router: HTTPHandler {
     precondition(
       names.count <= RouteTrie.Captures.capacity,
       "a route pattern has at most \(RouteTrie.Captures.capacity) parameters")
+    let observer = makeObserver?(pattern)
     trie.insert(
       keys,
       route: RouteTrie.Route(
         pattern: pattern, method: method, parameterNames: names, handler: handler,
-        observer: makeObserver?(pattern)))
+        observer: observer))
+    return observer
+  }
+
+  /// A constant route's answer for exactly its method (HEAD, and everything else, goes through
+  /// `handle`, which answers the same).
+  public func constantResponse(method: String, target: String) -> ConstantResponse? {
+    guard !constants.isEmpty else { return nil }
+    let started = MonotonicClock.nanoseconds()
+    var target = target
+    let found = target.withUTF8 { whole -> Int? in
+      guard let start = whole.baseAddress else { return nil }
+      let length = whole.firstIndex(of: UInt8(ascii: "?")) ?? whole.count
+      // A plain loop: `indices` here goes through generic code on every request.
+      var index = 0
+      while index < constants.count {
+        if constants[index].path.count == length {
+          // Paths are never empty (they start with "/"), so the base address exists.
+          let equal = constants[index].path.withUnsafeBufferPointer {
+            memcmp($0.baseAddress!, start, length) == 0
+          }
+          if equal && constants[index].method == method { return index }
+        }
+        index += 1
+      }
+      return nil
+    }
+    guard let found else { return nil }
+    constants[found].observer?(
+      RequestSummary(
+        route: constants[found].pattern, method: method,
+        status: constants[found].response.response.status,
+        nanoseconds: MonotonicClock.nanoseconds() &- started))
+    return constants[found].response
   }
 
   public func handle(_ request: HTTPRequest) -> HTTPResponse {

@@ -12,7 +12,7 @@ extension NavStateService {
       ("/favicon.ico", Self.webClientFile("image/svg+xml", WebClientPage.icon)),
     ]
     for (path, response) in files {
-      router.add("GET", path) { _, _ in response }
+      router.add("GET", path, constant: response)
     }
   }
 

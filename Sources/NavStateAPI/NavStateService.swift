@@ -18,7 +18,7 @@ public final class NavStateService: Sendable {
   /// The routing table; every handler turns a refusal into a problem document.
   public func router() -> Router {
     var router = Router(observers: { [metrics] in metrics.observer(forRoute: $0) })
-    router.add("GET", "/healthz") { _, _ in Self.healthz }
+    router.add("GET", "/healthz", constant: Self.healthz)
     addWebClient(to: &router)
     router.add("GET", "/metrics") { [self] _, _ in
       HTTPResponse(

@@ -1,0 +1,88 @@
+import Synchronization
+import XCTest
+
+@testable import MicroHTTPServer
+
+/// Constant routes: answered without building the request, for exactly their method and path,
+/// and seen by observers like any other.
+final class ConstantRouteTests: XCTestCase {
+  private static let ok = HTTPResponse(
+    status: 200, headers: HTTPHeaders([("Content-Type", "text/plain")]), body: Array("ok".utf8))
+
+  private func body(_ response: HTTPResponse?) -> String? {
+    guard let response, case .bytes(let bytes) = response.body else { return nil }
+    return String(decoding: bytes, as: UTF8.self)
+  }
+
+  func testAnswersItsMethodAndPathWhateverTheQuery() {
+    var router = Router()
+    router.add("GET", "/healthz", constant: Self.ok)
+    router.add("GET", "/other") { _, _ in HTTPResponse(status: 200, body: []) }
+    XCTAssertEqual(body(router.constantResponse(method: "GET", target: "/healthz")?.response), "ok")
+    XCTAssertNotNil(router.constantResponse(method: "GET", target: "/healthz?verbose=1"))
+    XCTAssertNotNil(router.constantResponse(method: "GET", target: "/healthz")?.prepared)
+    // Anything else goes through `handle`: other methods (HEAD too), paths, and prefixes.
+    XCTAssertNil(router.constantResponse(method: "HEAD", target: "/healthz"))
+    XCTAssertNil(router.constantResponse(method: "POST", target: "/healthz"))
+    XCTAssertNil(router.constantResponse(method: "GET", target: "/healthz/"))
+    XCTAssertNil(router.constantResponse(method: "GET", target: "/health"))
+    XCTAssertNil(router.constantResponse(method: "GET", target: "/other"))
+    XCTAssertNil(router.constantResponse(method: "GET", target: ""))
+    // `handle` answers the same for it.
+    XCTAssertEqual(body(router.handle(HTTPRequest(method: "GET", path: "/healthz"))), "ok")
+    XCTAssertEqual(router.handle(HTTPRequest(method: "HEAD", path: "/healthz")).status, 200)
+  }
+
+  func testAHandlerRegisteredLaterReplacesTheConstant() {
+    var router = Router()
+    router.add("GET", "/healthz", constant: Self.ok)
+    router.add("GET", "/healthz") { _, _ in HTTPResponse(status: 503, body: []) }
+    XCTAssertNil(router.constantResponse(method: "GET", target: "/healthz"))
+    XCTAssertEqual(router.handle(HTTPRequest(method: "GET", path: "/healthz")).status, 503)
+  }
+
+  func testObserversSeeConstantAnswers() {
+    let seen = Mutex<[String]>([])
+    var router = Router(observers: { pattern in
+      { summary in
+        seen.withLock { $0.append("\(pattern ?? "-") \(summary.method) \(summary.status)") }
+      }
+    })
+    router.add("GET", "/healthz", constant: Self.ok)
+    _ = router.constantResponse(method: "GET", target: "/healthz")
+    XCTAssertEqual(seen.withLock { $0 }, ["/healthz GET 200"])
+  }
+
+  func testOverASocketConstantAndOtherRequestsAlternateOnOneConnection() throws {
+    var router = Router()
+    router.add("GET", "/healthz", constant: Self.ok)
+    router.add("POST", "/echo") { request, _ in HTTPResponse(status: 200, body: request.body) }
+    var configuration = HTTPServerConfiguration()
+    configuration.host = "127.0.0.1"
+    configuration.port = 0
+    configuration.threads = 2
+    let server = try HTTPServer(configuration: configuration, handler: router)
+    defer { server.shutdown(gracePeriodSeconds: 1) }
+    let client = try RawHTTPClient(port: server.port)
+    // The connection's request state is reused from one request to the next: each request
+    // must see only its own method, body and framing.
+    for round in 0..<3 {
+      try client.send("GET /healthz HTTP/1.1\r\nHost: test\r\n\r\n")
+      let health = try client.readResponse()
+      XCTAssertEqual(health.status, 200)
+      XCTAssertEqual(health.text, "ok")
+      XCTAssertEqual(health.header("Content-Type"), "text/plain")
+      let payload = "round \(round)"
+      try client.send(
+        "POST /echo HTTP/1.1\r\nHost: test\r\nContent-Length: \(payload.utf8.count)\r\n\r\n\(payload)"
+      )
+      let echoed = try client.readResponse()
+      XCTAssertEqual(echoed.status, 200)
+      XCTAssertEqual(echoed.text, payload)
+      try client.send("HEAD /healthz HTTP/1.1\r\nHost: test\r\n\r\n")
+      let head = try client.readResponse(method: "HEAD")
+      XCTAssertEqual(head.status, 200)
+      XCTAssertEqual(head.header("Content-Length"), "2")
+    }
+  }
+}
