@@ -20,30 +20,38 @@ struct EventLog: Sendable {
     }
   }
 
-  let capacity: Int
-  let maxBytes: Int
+  // Narrow fields: every session holds a log. The caps and offsets fit in 32 bits (the byte cap
+  // is at most 1 GiB, see `--event-buffer-bytes`).
   private var buffer: [UInt8] = []
+  /// The sequence number of the oldest kept event; 0 when none is kept (seqs start at 1).
+  private var oldest = 0
+  private let countCap: UInt32
+  private let byteCap: UInt32
   /// Where the oldest kept record starts; the bytes before it are dropped, and compacted away
   /// once they are half of the buffer.
-  private var start = 0
-  private(set) var count = 0
-  /// The sequence number of the oldest kept event.
-  private(set) var oldestSeq: Int?
+  private var start: UInt32 = 0
+  private var kept: UInt32 = 0
 
   init(capacity: Int, maxBytes: Int = .max) {
-    self.capacity = max(1, capacity)
-    self.maxBytes = max(1, maxBytes)
+    countCap = UInt32(clamping: max(1, capacity))
+    byteCap = UInt32(clamping: max(1, maxBytes))
   }
 
+  var capacity: Int { Int(countCap) }
+  var maxBytes: Int { Int(byteCap) }
+  var count: Int { Int(kept) }
+  /// The sequence number of the oldest kept event.
+  var oldestSeq: Int? { kept == 0 ? nil : oldest }
+
   /// The bytes the kept events take in their compact form.
-  var keptBytes: Int { buffer.count - start }
+  var keptBytes: Int { buffer.count - Int(start) }
 
   /// What the log holds in memory: its buffer's allocation.
   var footprint: Int { buffer.capacity }
 
   mutating func append(_ event: NavigationEvent) {
     // Room for a few events of a fresh session; the buffer doubles from there.
-    if buffer.isEmpty { buffer.reserveCapacity(80) }
+    if buffer.isEmpty { buffer.reserveCapacity(64) }
     // Written in place after a one-byte length, widened in the rare case that is too short.
     let lengthAt = buffer.count
     buffer.append(0)
@@ -56,24 +64,24 @@ struct EventLog: Sendable {
       prefix.appendVarint(UInt64(length))
       buffer.replaceSubrange(lengthAt..<lengthAt + 1, with: prefix)
     }
-    if count == 0 { oldestSeq = event.seq }
-    count += 1
+    if kept == 0 { oldest = event.seq }
+    kept += 1
     // The newest entry always stays, even alone over the byte cap.
     while count > 1, count > capacity || keptBytes > maxBytes { dropOldest() }
-    if start > 64, start * 2 > buffer.count {
-      buffer.removeFirst(start)
+    if start > 64, Int(start) * 2 > buffer.count {
+      buffer.removeFirst(Int(start))
       start = 0
     }
   }
 
   private mutating func dropOldest() {
-    var reader = ByteReader(buffer, at: start)
+    var reader = ByteReader(buffer, at: Int(start))
     let length = reader.count()!
-    start = reader.offset + length
-    count -= 1
-    var next = ByteReader(buffer, at: start)
+    start = UInt32(reader.offset + length)
+    kept -= 1
+    var next = ByteReader(buffer, at: Int(start))
     _ = next.count()
-    oldestSeq = next.varint().map(Int.init)
+    oldest = next.varint().map { Int($0) } ?? 0
   }
 
   /// The events after `seq` in order, or nil when some of them are no longer kept.
@@ -81,7 +89,7 @@ struct EventLog: Sendable {
     guard let oldest = oldestSeq else { return [] }
     guard seq >= oldest - 1 else { return nil }
     var entries: [Entry] = []
-    var reader = ByteReader(buffer, at: start)
+    var reader = ByteReader(buffer, at: Int(start))
     while let length = reader.count() {
       var record = reader
       let event = CompactEvent.read(from: &record)!

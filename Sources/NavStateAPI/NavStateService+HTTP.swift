@@ -11,7 +11,7 @@ extension NavStateService {
     throws(APIProblem)
   {
     guard !data.ended else { throw APIProblem.sessionNotFound }
-    data.expiresAt = Timestamp.now().adding(seconds: store.configuration.sessionTTLSeconds)
+    store.touch(&data)
   }
 
   /// `If-Match: "<version>"` (or `*`): apply only at that version. A percent-encoded value

@@ -12,23 +12,28 @@ struct EventSubscriber: Sendable {
 /// One live session. Its lock serializes the operations on it; other sessions never wait on it.
 final class SessionRecord: Sendable {
   struct Data: Sendable {
+    // The flags first, in the navigation state's tail padding: every session holds one of these.
     var navigation: NavigationState
+    var ended = false
+    /// The session has been called since it was created (a creation is not a call).
+    var called = false
+    /// This call follows another within `stateCacheIdleSeconds`: the session is in use, and the
+    /// state this call encodes is kept. A session called once (a creation, one operation, then
+    /// nothing) never keeps an encoding. Set by each call (see `SessionStore.touch`).
+    var inUse = false
+    /// The cache is queued to be dropped once the session idles (see SessionStore).
+    var cacheDropQueued = false
+    /// The cache was built since the memory budget last counted it.
+    var cacheUncounted = false
     var updatedAt: Timestamp
     var expiresAt: Timestamp
     var log: EventLog
-    var ended = false
     var subscribers: [EventSubscriber] = []
     /// What this session is counted for in the memory budget.
     var accountedBytes = 0
     /// The encoded state, kept only while the session is in use (nil otherwise), so that an idle
     /// session holds no copy of it.
     var cache: StateCache?
-    /// The session was called since it last idled: queued to be looked at once it may idle (see
-    /// SessionStore), and its next call keeps the state it encodes. A session called once (a
-    /// creation, then one operation, then nothing) never keeps an encoding.
-    var inUse = false
-    /// The cache was built since the memory budget last counted it.
-    var cacheUncounted = false
 
     /// Forgets the encoded state (it is rebuilt by the next read or write that needs it).
     mutating func dropCache() {
@@ -84,7 +89,7 @@ final class SessionRecord: Sendable {
 
   /// The cache brought up to the current version, or nil in a session not in use.
   private func cachedState(of data: inout Data) -> StateCache? {
-    guard data.inUse, !data.ended else { return nil }
+    guard data.cache != nil || data.inUse, !data.ended else { return nil }
     let cache = data.cache ?? StateCache()
     data.cache = cache
     if cache.version != data.navigation.version {

@@ -260,16 +260,28 @@ public final class SessionStore: Sendable {
     }
   }
 
+  /// A call on the session: it lives another TTL from now, and it is in use (what it encodes is
+  /// kept) if it was called before within `stateCacheIdleSeconds`.
+  func touch(_ data: inout SessionRecord.Data, now: Timestamp = .now()) {
+    let previousCall = lastCall(of: data)
+    data.inUse =
+      data.called
+      && now.milliseconds - previousCall.milliseconds
+        < Int64(configuration.stateCacheIdleSeconds * 1000)
+    data.called = true
+    data.expiresAt = now.adding(seconds: configuration.sessionTTLSeconds)
+  }
+
   /// After a call that may have grown the session (`grew`: its tree or log) or built its state
-  /// cache: counts it again in the memory budget if so. The session is now in use: it is queued
-  /// to be looked at when it may idle, and then its cache is dropped.
+  /// cache: counts it again in the memory budget if so, and queues a new cache to be dropped when
+  /// the session idles. Only sessions that hold a cache are queued.
   func noteStateCache(of record: SessionRecord, _ data: inout SessionRecord.Data, grew: Bool) {
     if grew || data.cacheUncounted {
       data.cacheUncounted = false
       reaccount(&data)
     }
-    guard !data.inUse, !data.ended else { return }
-    data.inUse = true
+    guard data.cache != nil, !data.cacheDropQueued, !data.ended else { return }
+    data.cacheDropQueued = true
     let due = lastCall(of: data).adding(seconds: configuration.stateCacheIdleSeconds)
     cacheDrops.withLock { $0.push(record.key, at: due.milliseconds) }
   }
@@ -281,12 +293,12 @@ public final class SessionStore: Sendable {
     for id in due {
       guard let record = shard(for: id).sessions.withLock({ $0[id] }) else { continue }
       let later = record.data.withLock { data -> Timestamp? in
-        guard !data.ended, data.inUse else { return nil }
+        guard !data.ended, data.cacheDropQueued else { return nil }
         let idleSince = lastCall(of: data)
         let dropAt = idleSince.adding(seconds: configuration.stateCacheIdleSeconds)
         if dropAt > now { return dropAt }
         data.dropCache()
-        data.inUse = false
+        data.cacheDropQueued = false
         reaccount(&data)
         return nil
       }

@@ -8,13 +8,14 @@ public struct NavigationState: Sendable {
   public let graph: RouteGraph
   public let limits: NavigationLimits
   public internal(set) var coordinators: CoordinatorTable
-  /// Nil only once the session has ended.
-  public internal(set) var rootID: CoordinatorID?
   public internal(set) var version: Int
   /// The highest id handed out so far; ids are never reused.
   public internal(set) var lastIssuedID: Int
   /// The sequence number of the latest event.
   public internal(set) var lastSeq: Int
+  /// Nil only once the session has ended. Stored last, so that what follows a state can use
+  /// the padding after its tag byte.
+  public internal(set) var rootID: CoordinatorID?
 
   /// Starts a session at `root` (default: the graph's root route). Its start events are
   /// version 1, seq 1...
@@ -22,8 +23,8 @@ public struct NavigationState: Sendable {
     graph: RouteGraph, root: RouteRequest? = nil, limits: NavigationLimits = .init()
   ) throws(NavigationError) -> (NavigationState, [NavigationEvent]) {
     var state = NavigationState(
-      graph: graph, limits: limits, coordinators: [:], rootID: nil, version: 0, lastIssuedID: 0,
-      lastSeq: 0)
+      graph: graph, limits: limits, coordinators: [:], version: 0, lastIssuedID: 0, lastSeq: 0,
+      rootID: nil)
     let request = root ?? RouteRequest(route: graph.rootRoute)
     let route = try state.resolveRoute(request.route)
     guard graph.mayBeRoot(route) else {

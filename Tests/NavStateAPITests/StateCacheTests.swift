@@ -14,9 +14,10 @@ import Testing
     return SessionStore(graphs: [graph], defaultGraph: graph.name, configuration: configuration)
   }
 
-  /// One call, as the store's handlers make it: the state encoded, then noted.
-  private func call(_ record: SessionRecord, _ store: SessionStore) -> [UInt8] {
+  /// One call at `time`, as the service's handlers make it: touched, the state encoded, noted.
+  private func call(_ record: SessionRecord, _ store: SessionStore, at time: Timestamp) -> [UInt8] {
     record.data.withLock { data in
+      store.touch(&data, now: time)
       let bytes = record.encodedState(of: &data)
       store.noteStateCache(of: record, &data, grew: false)
       return bytes
@@ -29,22 +30,35 @@ import Testing
 
   @Test func aSessionCalledOnceKeepsNoEncodingAndTheNextCallKeepsOne() throws {
     let store = try makeStore()
-    let (record, _) = try store.create(graph: nil, root: nil, client: "test", now: .now())
-    let fresh = call(record, store)
+    let now = Timestamp.now()
+    let (record, _) = try store.create(graph: nil, root: nil, client: "test", now: now)
+    // The creation is not a call: the first call right after it keeps nothing.
+    let fresh = call(record, store, at: now.adding(seconds: 0.1))
     #expect(cachedVersion(record) == nil)
-    #expect(record.data.withLock { $0.inUse })
-    let cached = call(record, store)
+    // At the same time, so that `expiresAt` is the same too.
+    let cached = call(record, store, at: now.adding(seconds: 0.1))
     #expect(cachedVersion(record) == 1)
     #expect(cached == fresh)
+  }
+
+  @Test func callsFurtherApartThanTheIdleTimeKeepNothing() throws {
+    let store = try makeStore()
+    let now = Timestamp.now()
+    let (record, _) = try store.create(graph: nil, root: nil, client: "test", now: now)
+    _ = call(record, store, at: now)
+    _ = call(record, store, at: now.adding(seconds: 11))
+    #expect(cachedVersion(record) == nil)
+    _ = call(record, store, at: now.adding(seconds: 12))
+    #expect(cachedVersion(record) == 1)
   }
 
   @Test func anIdleSessionDropsItsEncodedStateAndAnswersTheSameAfterwards() throws {
     let store = try makeStore()
     let now = Timestamp.now()
     let (record, _) = try store.create(graph: nil, root: nil, client: "test", now: now)
-    _ = call(record, store)
+    _ = call(record, store, at: now)
     let withoutCache = store.memory.usedBytes
-    let first = call(record, store)
+    let first = call(record, store, at: now)
     let countedWithCache = store.memory.usedBytes
     #expect(countedWithCache > withoutCache)
     #expect(cachedVersion(record) == 1)
@@ -55,12 +69,12 @@ import Testing
 
     store.dropIdleCaches(now: now.adding(seconds: 11))
     #expect(cachedVersion(record) == nil)
-    #expect(record.data.withLock { !$0.inUse })
     // The budget no longer counts what was dropped.
     #expect(store.memory.usedBytes < countedWithCache)
 
-    let again = record.data.withLock { data in record.encodedState(of: &data) }
-    #expect(again == first)
+    // A call after the idle time answers the same, and keeps nothing.
+    let again = call(record, store, at: now.adding(seconds: 12))
+    #expect(again.count == first.count)
     #expect(cachedVersion(record) == nil)
   }
 
@@ -68,12 +82,10 @@ import Testing
     let store = try makeStore()
     let now = Timestamp.now()
     let (record, _) = try store.create(graph: nil, root: nil, client: "test", now: now)
-    _ = call(record, store)
-    _ = call(record, store)
-    // A call 8 s later moves its expiry, and so its idle time.
-    record.data.withLock { data in
-      data.expiresAt = now.adding(seconds: 8 + store.configuration.sessionTTLSeconds)
-    }
+    _ = call(record, store, at: now)
+    _ = call(record, store, at: now)
+    // A call 8 s later moves the time it may idle from.
+    _ = call(record, store, at: now.adding(seconds: 8))
     store.dropIdleCaches(now: now.adding(seconds: 11))
     #expect(cachedVersion(record) == 1)
     store.dropIdleCaches(now: now.adding(seconds: 19))
