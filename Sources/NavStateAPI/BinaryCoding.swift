@@ -83,6 +83,13 @@ struct ByteReader {
     return nil
   }
 
+  /// A number from 0 to `Int.max`.
+  mutating func natural() -> Int? {
+    guard let value = varint(), value <= UInt64(Int.max) else { return nil }
+    return Int(value)
+  }
+
+  /// A length or count: at most the bytes that are left, so damage never makes a huge one.
   mutating func count() -> Int? {
     guard let value = varint(), value <= UInt64(bytes.count - offset) else { return nil }
     return Int(value)

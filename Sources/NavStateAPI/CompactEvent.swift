@@ -11,7 +11,7 @@ enum CompactEvent {
   }
 
   /// In code order (see `code(of:)`).
-  private static let presentations: [Presentation] = [.root, .push, .sheet, .fullScreenCover, .tab]
+  static let presentations: [Presentation] = [.root, .push, .sheet, .fullScreenCover, .tab]
   private static let stopReasons: [StopReason] = [
     .pop, .dismiss, .replace, .reset, .teardown, .sessionEnded,
   ]
@@ -28,7 +28,7 @@ enum CompactEvent {
       bytes.appendVarint(UInt64(params.count))
       for (name, value) in params {
         bytes.appendBlob(name)
-        append(value, to: &bytes)
+        appendParam(value, to: &bytes)
       }
       bytes.append(code(of: presentation))
       bytes.appendVarint(UInt64(parent?.number ?? 0))
@@ -65,7 +65,7 @@ enum CompactEvent {
       else { return nil }
       var params = Params(minimumCapacity: count)
       for _ in 0..<count {
-        guard let name = reader.string(), let value = paramValue(&reader) else { return nil }
+        guard let name = reader.string(), let value = readParam(&reader) else { return nil }
         params[name] = value
       }
       guard let presentation = element(of: presentations, &reader),
@@ -96,7 +96,7 @@ enum CompactEvent {
 
   // Codes by switch, not by searching the tables: this runs for every event.
 
-  private static func code(of presentation: Presentation) -> UInt8 {
+  static func code(of presentation: Presentation) -> UInt8 {
     switch presentation {
     case .root: 0
     case .push: 1
@@ -117,7 +117,7 @@ enum CompactEvent {
     }
   }
 
-  private static func append(_ value: ParamValue, to bytes: inout [UInt8]) {
+  static func appendParam(_ value: ParamValue, to bytes: inout [UInt8]) {
     switch value {
     case .string(let text):
       bytes.append(0)
@@ -133,7 +133,7 @@ enum CompactEvent {
     }
   }
 
-  private static func paramValue(_ reader: inout ByteReader) -> ParamValue? {
+  static func readParam(_ reader: inout ByteReader) -> ParamValue? {
     switch reader.byte() {
     case 0: reader.string().map(ParamValue.string)
     case 1: reader.signed().map(ParamValue.int)
@@ -144,12 +144,12 @@ enum CompactEvent {
     }
   }
 
-  private static func coordinator(_ reader: inout ByteReader) -> CoordinatorID? {
+  static func coordinator(_ reader: inout ByteReader) -> CoordinatorID? {
     guard let number = reader.varint(), number >= 1, number <= Int.max else { return nil }
     return CoordinatorID(Int(number))
   }
 
-  private static func element<T>(of table: [T], _ reader: inout ByteReader) -> T? {
+  static func element<T>(of table: [T], _ reader: inout ByteReader) -> T? {
     guard let index = reader.byte(), Int(index) < table.count else { return nil }
     return table[Int(index)]
   }

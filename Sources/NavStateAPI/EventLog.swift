@@ -37,6 +37,30 @@ struct EventLog: Sendable {
     byteCap = UInt32(clamping: max(1, maxBytes))
   }
 
+  /// A log as a data directory kept it (`records`, see ``records``), or nil when those bytes are
+  /// not events this log wrote. Over today's caps, the oldest go as they would have.
+  init?(restoring records: [UInt8], capacity: Int, maxBytes: Int) {
+    self.init(capacity: capacity, maxBytes: maxBytes)
+    var reader = ByteReader(records)
+    var seqs: [Int] = []
+    while !reader.isAtEnd {
+      guard let length = reader.count() else { return nil }
+      var record = ByteReader(records, at: reader.offset)
+      guard let event = CompactEvent.read(from: &record), record.offset == reader.offset + length,
+        seqs.last.map({ event.seq > $0 }) ?? true
+      else { return nil }
+      seqs.append(event.seq)
+      reader = ByteReader(records, at: record.offset)
+    }
+    buffer = records
+    kept = UInt32(clamping: seqs.count)
+    oldest = seqs.first ?? 0
+    while count > 1, count > capacity || keptBytes > maxBytes { dropOldest() }
+  }
+
+  /// The kept events in their compact form, each after its length: what a data directory keeps.
+  var records: [UInt8] { Array(buffer[Int(start)...]) }
+
   var capacity: Int { Int(countCap) }
   var maxBytes: Int { Int(byteCap) }
   var count: Int { Int(kept) }

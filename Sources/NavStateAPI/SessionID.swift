@@ -1,8 +1,9 @@
 /// A session's id: 128 random bits, shown as 22 base64url characters. Held as two words, so a
 /// session allocates nothing for it and a lookup hashes two integers, not a string.
 struct SessionID: Hashable, Sendable, CustomStringConvertible {
-  private let high: UInt64
-  private let low: UInt64
+  /// The id's 128 bits, most significant first.
+  let high: UInt64
+  let low: UInt64
 
   /// Bits of the id, uniformly random, to spread sessions over shards.
   var randomBits: UInt64 { low }
@@ -12,7 +13,7 @@ struct SessionID: Hashable, Sendable, CustomStringConvertible {
     return SessionID(high: generator.next(), low: generator.next())
   }
 
-  private init(high: UInt64, low: UInt64) {
+  init(high: UInt64, low: UInt64) {
     self.high = high
     self.low = low
   }

@@ -51,9 +51,16 @@ final class SessionRecord: Sendable {
   /// The id as clients see it.
   var id: String { key.description }
 
-  init(key: SessionID, token: String, createdAt: Timestamp, client: String, data: Data) {
+  convenience init(key: SessionID, token: String, createdAt: Timestamp, client: String, data: Data)
+  {
+    self.init(
+      key: key, token: SessionToken(issuing: token), createdAt: createdAt, client: client,
+      data: data)
+  }
+
+  init(key: SessionID, token: SessionToken, createdAt: Timestamp, client: String, data: Data) {
     self.key = key
-    self.token = SessionToken(issuing: token)
+    self.token = token
     self.createdAt = createdAt
     self.client = client
     self.data = Mutex(data)

@@ -123,6 +123,29 @@ public final class SessionStore: Sendable {
     }
   }
 
+  /// Takes in a session read back from a data directory, as it was: its place in the counts, the
+  /// memory budget and the expiry queue. The limits do not apply (these sessions were admitted
+  /// when they were made); one already expired ends at the next expiry tick, with its events.
+  func restore(_ record: SessionRecord) {
+    let (accounted, expiresAt, live) = record.data.withLock {
+      ($0.accountedBytes, $0.expiresAt, $0.navigation.liveCount)
+    }
+    shard(for: record.key).sessions.withLock { $0[record.key] = record }
+    sessionCount.wrappingAdd(1, ordering: .relaxed)
+    coordinatorCount.wrappingAdd(live, ordering: .relaxed)
+    clientSessions.withLock { $0[record.client, default: 0] += 1 }
+    memory.add(accounted)
+    scheduleExpiry(of: record, at: expiresAt)
+  }
+
+  /// Calls `body` with every session held, shard by shard (not under the shard's lock).
+  func forEachSession(_ body: (SessionRecord) -> Void) {
+    for shard in shards {
+      let records = shard.sessions.withLock { Array($0.values) }
+      for record in records { body(record) }
+    }
+  }
+
   /// Takes a place for one more session, in the server and for `client`, or refuses: 503 when
   /// the server is full, 429 when this client holds its share. Places are taken first, so
   /// concurrent creations cannot overshoot either limit.

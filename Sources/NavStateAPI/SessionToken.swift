@@ -3,10 +3,44 @@
 ///
 /// Clients see it as 43 base64url characters; the last carries 4 bits and two zero bits, so a
 /// text with those two bits set is another text, and never matches.
+///
+/// A session restored from a data directory knows only the SHA-256 digest of its token's text
+/// (the files never hold a token): it holds that instead, and a text matches when its digest
+/// does.
 struct SessionToken: Sendable {
   private var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+  /// `words` hold the digest of the text, not its bits.
+  private var isDigest = false
 
   private init() {}
+
+  /// A token known by the SHA-256 digest of its text (32 bytes).
+  init?(digest: [UInt8]) {
+    guard digest.count == 32 else { return nil }
+    var words: [UInt64] = [0, 0, 0, 0]
+    for (index, byte) in digest.enumerated() {
+      words[index / 8] = words[index / 8] << 8 | UInt64(byte)
+    }
+    self.words = (words[0], words[1], words[2], words[3])
+    isDigest = true
+  }
+
+  /// The SHA-256 digest of the token's text: what a data directory keeps of it.
+  var digest: [UInt8] {
+    isDigest ? bytes : SHA256.hash(SecureRandom.base64url(bytes).utf8)
+  }
+
+  /// The words as 32 bytes, most significant first.
+  private var bytes: [UInt8] {
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(32)
+    for word in [words.0, words.1, words.2, words.3] {
+      for shift in stride(from: 56, through: 0, by: -8) {
+        bytes.append(UInt8(truncatingIfNeeded: word >> UInt64(shift)))
+      }
+    }
+    return bytes
+  }
 
   /// The token a client is given for it.
   init(issuing text: String) {
@@ -17,6 +51,13 @@ struct SessionToken: Sendable {
   /// Whether `text` (43 base64url characters, see `SecureRandom.isWellFormedToken`) is this
   /// token. Takes the same time whatever the first difference.
   func matches(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
+    guard !isDigest else {
+      guard let other = SessionToken(digest: SHA256.hash(text)) else { return false }
+      let difference =
+        (words.0 ^ other.words.0) | (words.1 ^ other.words.1) | (words.2 ^ other.words.2)
+        | (words.3 ^ other.words.3)
+      return difference == 0 && text.count == 43
+    }
     let (other, padding) = Self.decoded(text)
     let difference =
       (words.0 ^ other.words.0) | (words.1 ^ other.words.1) | (words.2 ^ other.words.2)

@@ -12,7 +12,7 @@ public struct Coordinator: Sendable, Equatable {
   public internal(set) var selectedTab: Int?
   public let presentation: Presentation
 
-  init(
+  public init(
     id: CoordinatorID, route: String, params: Params, presentation: Presentation,
     parent: CoordinatorID?, children: [CoordinatorID], selectedTab: Int?
   ) {

@@ -102,6 +102,18 @@ struct NavStateCommand: ParsableCommand {
   @Option(help: "trace, debug, info, notice, warning, error or critical.")
   var logLevel: LogLevel = .info
 
+  @Option(
+    help: ArgumentHelp(
+      "Keep sessions across restarts in this directory (made if missing): a snapshot of every live session, written on a graceful stop and every --snapshot-interval seconds, read back at start. Without it, sessions live in memory only.",
+      valueName: "directory"))
+  var dataDir: String?
+
+  @Option(
+    help: ArgumentHelp(
+      "Seconds between snapshots with --data-dir (0: only on a graceful stop).",
+      valueName: "seconds"))
+  var snapshotInterval: Double = 60
+
   func validate() throws {
     guard (threads ?? 1) >= 1 else { throw ValidationError("--threads must be at least 1") }
     guard maxSessions >= 1 else { throw ValidationError("--max-sessions must be at least 1") }
@@ -127,6 +139,12 @@ struct NavStateCommand: ParsableCommand {
     }
     guard (maxSessionsPerIp ?? 1) >= 1 else {
       throw ValidationError("--max-sessions-per-ip must be at least 1")
+    }
+    guard snapshotInterval >= 0 else {
+      throw ValidationError("--snapshot-interval must be 0 or more")
+    }
+    guard dataDir.map({ !$0.isEmpty }) ?? true else {
+      throw ValidationError("--data-dir must name a directory")
     }
     guard maxMemory >= 16, maxMemory <= 1 << 30 else {
       throw ValidationError("--max-memory must be at least 16 (MiB)")
@@ -173,6 +191,7 @@ struct NavStateCommand: ParsableCommand {
     let store = SessionStore(
       graphs: graphs, defaultGraph: defaultGraph, configuration: storeConfiguration)
     let service = NavStateService(store: store, logger: logger)
+    let dataDirectory = try openDataDirectory(into: store, logger: logger)
 
     var serverConfiguration = HTTPServerConfiguration()
     serverConfiguration.host = host
@@ -226,6 +245,12 @@ struct NavStateCommand: ParsableCommand {
     ) {
       store.sendHeartbeats(now: .now())
     }
+    let snapshots = dataDirectory.flatMap { directory in
+      snapshotInterval > 0
+        ? RepeatingTask(label: "navstate.snapshot", interval: snapshotInterval) {
+          Self.saveSnapshot(store, to: directory, logger: logger)
+        } : nil
+    }
     let shownHost = host.contains(":") ? "[\(host)]" : host
     print("listening on http://\(shownHost):\(server.port)")
     fflush(nil)
@@ -241,12 +266,53 @@ struct NavStateCommand: ParsableCommand {
     sweeper.stop()
     heartbeats.stop()
     logFlush.stop()
+    snapshots?.stop()
     server.shutdown()
+    // After the server: no request changes a session once the snapshot is taken.
+    if let dataDirectory { Self.saveSnapshot(store, to: dataDirectory, logger: logger) }
     // What was held back is still told, however little of its interval has passed.
     for (kind, suppressed) in warnings.expired(now: .infinity) {
       logger.warning("\(Self.summary(kind, suppressed))")
     }
     logger.info("stopped")
+  }
+
+  /// Opens `--data-dir` and restores the sessions its snapshot holds; nil without the option.
+  private func openDataDirectory(into store: SessionStore, logger: Logger)
+    throws(StartupFailure) -> DataDirectory?
+  {
+    guard let dataDir else { return nil }
+    let directory: DataDirectory
+    do {
+      directory = try DataDirectory(path: dataDir)
+    } catch {
+      throw StartupFailure(status: .cannotOpenInput, message: error.description)
+    }
+    let started = ContinuousClock.now
+    let restored: Int
+    do {
+      restored = try directory.load(into: store)
+    } catch {
+      throw StartupFailure(status: .badData, message: error.description)
+    }
+    let elapsed = ContinuousClock.now - started
+    logger.info(
+      "sessions restored",
+      metadata: [
+        "sessions": "\(restored)", "directory": "\(dataDir)",
+        "milliseconds":
+          "\(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)",
+      ])
+    return directory
+  }
+
+  static func saveSnapshot(_ store: SessionStore, to directory: DataDirectory, logger: Logger) {
+    do {
+      let count = try directory.saveSnapshot(of: store)
+      logger.debug("snapshot written", metadata: ["sessions": "\(count)"])
+    } catch {
+      logger.error("snapshot failed", metadata: ["error": "\(error.description)"])
+    }
   }
 
   /// The line that stands for the warnings of one kind held back in one interval.

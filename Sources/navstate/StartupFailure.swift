@@ -10,9 +10,11 @@ struct StartupFailure: Error, CustomStringConvertible {
   enum Status: Int32, CaseIterable {
     /// The options contradict each other (64, EX_USAGE), e.g. `--default-graph` names no graph.
     case usage = 64
-    /// A graph file is not valid JSON or not a valid graph (65, EX_DATAERR).
+    /// A graph file is not valid JSON or not a valid graph, or the data directory's snapshot is
+    /// damaged (65, EX_DATAERR).
     case badData = 65
-    /// A graph file cannot be opened or read (66, EX_NOINPUT).
+    /// A graph file cannot be opened or read, or the data directory cannot be used (66,
+    /// EX_NOINPUT).
     case cannotOpenInput = 66
     /// The address or port cannot be listened on (69, EX_UNAVAILABLE).
     case portUnavailable = 69
@@ -28,7 +30,8 @@ struct StartupFailure: Error, CustomStringConvertible {
   /// The text of `--help` that lists the statuses, so the two cannot drift apart.
   static let exitStatusHelp = """
     Exit status: 0 after a graceful stop; 64 a usage error (bad options); 65 a graph file \
-    that is not valid JSON or not a valid graph; 66 a graph file that cannot be read; \
+    that is not valid JSON or not a valid graph, or a damaged snapshot in --data-dir; 66 a \
+    graph file that cannot be read, or a --data-dir that cannot be used; \
     69 the address or port cannot be listened on; 71 another system error.
     """
 

@@ -8,6 +8,14 @@ struct TestSession {
   let token: String
   let created: TestResponse
 
+  /// A session made earlier (on this server or on one that ran on the same data directory).
+  init(client: HTTPTestClient, id: String, token: String) {
+    self.client = client
+    self.id = id
+    self.token = token
+    self.created = TestResponse(status: 0, headers: [], body: [])
+  }
+
   init(_ client: HTTPTestClient, body: JSONValue? = nil) throws {
     self.client = client
     created = try client.json("POST", "/v1/sessions", body: body)

@@ -1,0 +1,211 @@
+import NavigationCore
+
+#if canImport(Glibc)
+  import Glibc
+  private let systemRead = Glibc.read
+#elseif canImport(Musl)
+  import Musl
+  private let systemRead = Musl.read
+#endif
+
+/// Where sessions outlive the process (`--data-dir`): a snapshot of every live session, written
+/// on a graceful stop and every `--snapshot-interval` seconds, and read back at start-up.
+///
+/// The snapshot is records, each its length and CRC-32 (little-endian, 4 bytes each) and then
+/// its bytes: a header, one record per session (``SessionArchive``), and a trailer with the
+/// count. It is written to `snapshot.tmp`, flushed to disk, and renamed over `snapshot`, so a
+/// crash while writing leaves the previous one whole. Any damage stops start-up with the file
+/// and offset: sessions are never half loaded.
+public final class DataDirectory: Sendable {
+  public struct Failure: Error, CustomStringConvertible {
+    public var description: String
+  }
+
+  public let path: String
+  private static let magic = Array("navstate snapshot".utf8)
+  private static let formatVersion: UInt64 = 1
+  private enum Tag: UInt8 {
+    case header = 1
+    case session = 2
+    case trailer = 3
+  }
+
+  /// Opens the directory, making it if it does not exist.
+  public init(path: String) throws(Failure) {
+    self.path = path
+    if mkdir(path, 0o700) != 0 && errno != EEXIST {
+      throw Failure(description: "cannot make the data directory \(path): \(Self.systemError())")
+    }
+    var status = stat()
+    guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR else {
+      throw Failure(description: "\(path) is not a directory")
+    }
+    guard access(path, W_OK) == 0 else {
+      throw Failure(description: "cannot write in the data directory \(path)")
+    }
+  }
+
+  var snapshotPath: String { path + "/snapshot" }
+
+  /// Writes every live session; returns how many.
+  @discardableResult
+  public func saveSnapshot(of store: SessionStore) throws(Failure) -> Int {
+    var bytes: [UInt8] = []
+    var header: [UInt8] = [Tag.header.rawValue]
+    header += Self.magic
+    header.appendVarint(Self.formatVersion)
+    Self.appendRecord(header, to: &bytes)
+    var count = 0
+    store.forEachSession { record in
+      let archived = record.data.withLock { data -> [UInt8]? in
+        data.ended ? nil : SessionArchive.encode(record, data)
+      }
+      guard let archived else { return }
+      Self.appendRecord([Tag.session.rawValue] + archived, to: &bytes)
+      count += 1
+    }
+    var trailer: [UInt8] = [Tag.trailer.rawValue]
+    trailer.appendVarint(UInt64(count))
+    Self.appendRecord(trailer, to: &bytes)
+    try Self.replace(snapshotPath, with: bytes, directory: path)
+    return count
+  }
+
+  /// Reads the snapshot, if there is one, into `store`; returns how many sessions it held.
+  public func load(into store: SessionStore) throws(Failure) -> Int {
+    guard let bytes = try Self.readFile(snapshotPath) else { return 0 }
+    var offset = 0
+    var sessions: [SessionRecord] = []
+    var sawHeader = false
+    var expected: Int?
+    while offset < bytes.count {
+      let start = offset
+      func damaged(_ reason: String) -> Failure {
+        Failure(description: "\(snapshotPath): damaged at offset \(start): \(reason)")
+      }
+      guard bytes.count - offset >= 8 else { throw damaged("a record is cut short") }
+      let length = Int(Self.uint32(bytes, at: offset))
+      let checksum = Self.uint32(bytes, at: offset + 4)
+      offset += 8
+      guard length >= 1, length <= bytes.count - offset else {
+        throw damaged("a record is cut short")
+      }
+      let payload = Array(bytes[offset..<offset + length])
+      offset += length
+      guard CRC32.checksum(payload) == checksum else { throw damaged("checksum mismatch") }
+      guard expected == nil else { throw damaged("records after the trailer") }
+      switch Tag(rawValue: payload[0]) {
+      case .header:
+        var reader = ByteReader(payload, at: 1 + Self.magic.count)
+        guard !sawHeader, payload.count > Self.magic.count,
+          Array(payload[1..<1 + Self.magic.count]) == Self.magic
+        else { throw damaged("not a navstate snapshot") }
+        guard reader.varint() == Self.formatVersion else {
+          throw damaged("a snapshot format this version does not read")
+        }
+        sawHeader = true
+      case .session:
+        guard sawHeader else { throw damaged("no header") }
+        do {
+          sessions.append(
+            try SessionArchive.decode(
+              Array(payload.dropFirst()), graphs: store.graphs,
+              configuration: store.configuration))
+        } catch {
+          throw damaged("session \(sessions.count + 1): \(error.reason)")
+        }
+      case .trailer:
+        var reader = ByteReader(payload, at: 1)
+        guard let count = reader.natural(), count == sessions.count else {
+          throw damaged("the trailer counts other sessions than the file holds")
+        }
+        expected = count
+      case nil:
+        throw damaged("unknown record")
+      }
+    }
+    guard expected != nil else {
+      throw Failure(description: "\(snapshotPath): damaged at offset \(offset): no trailer")
+    }
+    for record in sessions { store.restore(record) }
+    return sessions.count
+  }
+
+  private static func appendRecord(_ payload: [UInt8], to bytes: inout [UInt8]) {
+    appendUInt32(UInt32(payload.count), to: &bytes)
+    appendUInt32(CRC32.checksum(payload), to: &bytes)
+    bytes += payload
+  }
+
+  private static func appendUInt32(_ value: UInt32, to bytes: inout [UInt8]) {
+    for shift in stride(from: 0, to: 32, by: 8) {
+      bytes.append(UInt8(truncatingIfNeeded: value >> UInt32(shift)))
+    }
+  }
+
+  private static func uint32(_ bytes: [UInt8], at offset: Int) -> UInt32 {
+    (0..<4).reduce(0) { value, index in value | UInt32(bytes[offset + index]) << (8 * index) }
+  }
+
+  // MARK: Files
+
+  private static func systemError() -> String { String(cString: strerror(errno)) }
+
+  /// The whole file, or nil if there is none.
+  static func readFile(_ path: String) throws(Failure) -> [UInt8]? {
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    if descriptor < 0 {
+      if errno == ENOENT { return nil }
+      throw Failure(description: "cannot open \(path): \(systemError())")
+    }
+    defer { close(descriptor) }
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 1 << 20)
+    while true {
+      let count = chunk.withUnsafeMutableBytes { systemRead(descriptor, $0.baseAddress, $0.count) }
+      if count < 0 {
+        if errno == EINTR { continue }
+        throw Failure(description: "cannot read \(path): \(systemError())")
+      }
+      if count == 0 { return bytes }
+      bytes += chunk[0..<count]
+    }
+  }
+
+  /// Writes `bytes` to `path` whole or not at all: a temporary file, flushed, renamed over it.
+  static func replace(_ path: String, with bytes: [UInt8], directory: String) throws(Failure) {
+    let temporary = path + ".tmp"
+    let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+    guard descriptor >= 0 else {
+      throw Failure(description: "cannot write \(temporary): \(systemError())")
+    }
+    var written = 0
+    while written < bytes.count {
+      let count = bytes.withUnsafeBytes {
+        write(descriptor, $0.baseAddress! + written, $0.count - written)
+      }
+      if count < 0 {
+        if errno == EINTR { continue }
+        let message = systemError()
+        close(descriptor)
+        throw Failure(description: "cannot write \(temporary): \(message)")
+      }
+      written += count
+    }
+    guard fsync(descriptor) == 0 else {
+      let message = systemError()
+      close(descriptor)
+      throw Failure(description: "cannot flush \(temporary): \(message)")
+    }
+    close(descriptor)
+    guard rename(temporary, path) == 0 else {
+      throw Failure(description: "cannot rename \(temporary) to \(path): \(systemError())")
+    }
+    // The rename itself is on disk once the directory is.
+    let directoryDescriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    if directoryDescriptor >= 0 {
+      _ = fsync(directoryDescriptor)
+      close(directoryDescriptor)
+    }
+  }
+}

@@ -1,0 +1,30 @@
+extension NavigationState {
+  /// A state as it was saved, for a server that restarts on its data directory: its tree, its
+  /// counters and its version as they were. Refused, with every rule it breaks, unless it is a
+  /// state the operations could have made (docs/behaviour.md section 2), so that damaged or
+  /// foreign data never becomes a live session.
+  public init(
+    restoring graph: RouteGraph, limits: NavigationLimits, coordinators: [Coordinator],
+    rootID: CoordinatorID?, version: Int, lastIssuedID: Int, lastSeq: Int
+  ) throws(NavigationError) {
+    var table: CoordinatorTable = [:]
+    var previous = 0
+    for coordinator in coordinators {
+      guard coordinator.id.number > previous else {
+        throw NavigationError(.invalidRequest, "coordinator ids are not in increasing order")
+      }
+      previous = coordinator.id.number
+      table[coordinator.id] = coordinator
+    }
+    self.init(
+      graph: graph, limits: limits, coordinators: table, version: version,
+      lastIssuedID: lastIssuedID, lastSeq: lastSeq, rootID: rootID)
+    guard version >= 1, lastSeq >= 1 else {
+      throw NavigationError(.invalidRequest, "version and sequence numbers start at 1")
+    }
+    let problems = invariantViolations()
+    guard problems.isEmpty else {
+      throw NavigationError(.invalidRequest, problems.joined(separator: "; "))
+    }
+  }
+}
