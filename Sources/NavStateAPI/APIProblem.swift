@@ -28,6 +28,12 @@ public struct APIProblem: Error, Sendable {
     status: 404, code: "session_not_found", title: "Session not found",
     detail: "no session with this id is open for this token")
 
+  /// `--data-dir` could not record a change: it is not made, since a restart would lose it.
+  static let journalUnavailable = APIProblem(
+    status: 503, code: "journal_unavailable", title: "Journal unavailable",
+    detail: "the server cannot record changes in its data directory; retry later",
+    headers: [("Retry-After", "30")])
+
   static let missingToken = APIProblem(
     status: 401, code: "unauthorized", title: "Unauthorized",
     detail: "send the session token as 'Authorization: Bearer <token>'",

@@ -1,3 +1,4 @@
+import NavJSON
 import NavigationCore
 
 #if canImport(Glibc)
@@ -9,7 +10,8 @@ import NavigationCore
 #endif
 
 /// Where sessions outlive the process (`--data-dir`): a snapshot of every live session, written
-/// on a graceful stop and every `--snapshot-interval` seconds, and read back at start-up.
+/// on a graceful stop and every `--snapshot-interval` seconds, and the journal of every change
+/// since (``Journal``), both read back at start-up.
 ///
 /// The snapshot is records, each its length and CRC-32 (little-endian, 4 bytes each) and then
 /// its bytes: a header, one record per session (``SessionArchive``), and a trailer with the
@@ -47,13 +49,16 @@ public final class DataDirectory: Sendable {
 
   var snapshotPath: String { path + "/snapshot" }
 
-  /// Writes every live session; returns how many.
+  /// Writes every live session; returns how many. With a journal, a new journal generation
+  /// starts first, and the older ones, which the snapshot covers, are deleted once it is on disk.
   @discardableResult
   public func saveSnapshot(of store: SessionStore) throws(Failure) -> Int {
+    let firstJournal = try store.journal?.rotate() ?? 0
     var bytes: [UInt8] = []
     var header: [UInt8] = [Tag.header.rawValue]
     header += Self.magic
     header.appendVarint(Self.formatVersion)
+    header.appendVarint(UInt64(firstJournal))
     Self.appendRecord(header, to: &bytes)
     var count = 0
     store.forEachSession { record in
@@ -68,12 +73,171 @@ public final class DataDirectory: Sendable {
     trailer.appendVarint(UInt64(count))
     Self.appendRecord(trailer, to: &bytes)
     try Self.replace(snapshotPath, with: bytes, directory: path)
+    for generation in try journalGenerations() where generation < firstJournal {
+      unlink(Journal.path(path, generation))
+    }
     return count
   }
 
-  /// Reads the snapshot, if there is one, into `store`; returns how many sessions it held.
-  public func load(into store: SessionStore) throws(Failure) -> Int {
-    guard let bytes = try Self.readFile(snapshotPath) else { return 0 }
+  /// The generations of the journal files in the directory, in order.
+  func journalGenerations() throws(Failure) -> [Int] {
+    guard let directory = opendir(path) else {
+      throw Failure(description: "cannot list \(path): \(Self.systemError())")
+    }
+    defer { closedir(directory) }
+    var generations: [Int] = []
+    while let entry = readdir(directory) {
+      let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+        String(cString: raw.baseAddress!.assumingMemoryBound(to: CChar.self))
+      }
+      guard name.hasPrefix("journal."), let generation = Int(name.dropFirst(8)),
+        generation >= 0
+      else { continue }
+      generations.append(generation)
+    }
+    return generations.sorted()
+  }
+
+  /// What a start-up read back.
+  public struct Loaded: Sendable {
+    public var sessions: Int
+    /// Journal records applied on top of the snapshot.
+    public var replayed: Int
+    /// A warning about a torn last journal record (a crash mid-write), dropped; nil if none.
+    public var warning: String?
+  }
+
+  /// Reads the snapshot and then the journal into `store`, and opens the journal for what comes
+  /// next (with `policy`; nil: no journal, snapshots only).
+  public func load(into store: SessionStore, journal policy: Journal.SyncPolicy?)
+    throws(Failure) -> Loaded
+  {
+    var (sessions, firstJournal) = try readSnapshot(store)
+    var byKey: [SessionID: SessionRecord] = [:]
+    for record in sessions { byKey[record.key] = record }
+    var replayed = 0
+    var warning: String?
+    let generations = try journalGenerations().filter { $0 >= firstJournal }
+    for (index, generation) in generations.enumerated() {
+      let file = Journal.path(path, generation)
+      guard let bytes = try Self.readFile(file) else { continue }
+      let isLast = index == generations.count - 1
+      var offset = 0
+      while offset < bytes.count {
+        let start = offset
+        let remaining = bytes.count - offset
+        let length = remaining >= 8 ? Int(Self.uint32(bytes, at: offset)) : -1
+        let complete = length >= 1 && length <= remaining - 8
+        let payload = complete ? Array(bytes[offset + 8..<offset + 8 + length]) : []
+        let intact = complete && CRC32.checksum(payload) == Self.uint32(bytes, at: offset + 4)
+        if !intact {
+          // A record cut short, or failing its checksum, at the very end of the last file: a
+          // crash in the middle of writing it. Its change was never answered.
+          if isLast && (!complete || offset + 8 + length == bytes.count) {
+            warning = "\(file): dropped a torn last record at offset \(start)"
+            break
+          }
+          throw Failure(
+            description: "\(file): damaged at offset \(start): a record fails its checksum")
+        }
+        offset += 8 + length
+        do {
+          if try replay(payload, into: &byKey, store: store) { replayed += 1 }
+        } catch {
+          throw Failure(description: "\(file): damaged at offset \(start): \(error.reason)")
+        }
+      }
+    }
+    sessions = Array(byKey.values)
+    if let policy {
+      let next = max(firstJournal, (generations.last ?? -1) + 1)
+      store.attach(try Journal(directory: path, generation: next, policy: policy))
+    }
+    for record in sessions { store.restore(record) }
+    return Loaded(sessions: sessions.count, replayed: replayed, warning: warning)
+  }
+
+  /// Applies one journal record; false when the snapshot (or an earlier record) already has it.
+  private func replay(
+    _ payload: [UInt8], into sessions: inout [SessionID: SessionRecord], store: SessionStore
+  ) throws(SessionArchive.Damage) -> Bool {
+    var reader = ByteReader(payload, at: 1)
+    func need<T>(_ value: T?, _ what: String) throws(SessionArchive.Damage) -> T {
+      guard let value else { throw SessionArchive.Damage(reason: "cannot read its \(what)") }
+      return value
+    }
+    switch Journal.Tag(rawValue: payload[0]) {
+    case .created:
+      let record = try SessionArchive.decode(
+        Array(payload.dropFirst()), graphs: store.graphs, configuration: store.configuration)
+      guard sessions[record.key] == nil else { return false }
+      sessions[record.key] = record
+      return true
+    case .applied:
+      let key = SessionID(
+        high: try need(reader.varint(), "id"), low: try need(reader.varint(), "id"))
+      let operation = try need(reader.string(), "operation")
+      let bodyLength = try need(reader.count(), "body")
+      let body = Array(payload[reader.offset..<reader.offset + bodyLength])
+      reader = ByteReader(payload, at: reader.offset + bodyLength)
+      let version = try need(reader.natural(), "version")
+      let updatedAt = Timestamp(milliseconds: Int64(try need(reader.signed(), "times")))
+      let expiresAt = Timestamp(milliseconds: Int64(try need(reader.signed(), "times")))
+      // Ended since, or already in the snapshot: nothing to do.
+      guard let record = sessions[key] else { return false }
+      return try record.data.withLock { (data) throws(SessionArchive.Damage) -> Bool in
+        guard data.navigation.version < version else { return false }
+        let command = try Self.command(operation, body)
+        let events: [NavigationEvent]
+        do throws(NavigationError) {
+          events = try data.navigation.apply(command)
+        } catch {
+          throw SessionArchive.Damage(
+            reason: "its \(operation) is refused on replay: \(error.detail)")
+        }
+        guard data.navigation.version == version else {
+          throw SessionArchive.Damage(
+            reason: "its \(operation) gives version \(data.navigation.version), not \(version)")
+        }
+        for event in events { data.log.append(event) }
+        data.updatedAt = updatedAt
+        data.expiresAt = expiresAt
+        data.accountedBytes = MemoryFootprint.session(data)
+        return true
+      }
+    case .ended:
+      let key = SessionID(
+        high: try need(reader.varint(), "id"), low: try need(reader.varint(), "id"))
+      return sessions.removeValue(forKey: key) != nil
+    case nil:
+      throw SessionArchive.Damage(reason: "unknown record")
+    }
+  }
+
+  /// The command a journal record names, decoded as its request was.
+  private static func command(_ operation: String, _ body: [UInt8]) throws(SessionArchive.Damage)
+    -> Command
+  {
+    if operation == "teardown" {
+      guard let id = CoordinatorID(String(decoding: body, as: UTF8.self)) else {
+        throw SessionArchive.Damage(reason: "a teardown names no coordinator")
+      }
+      return .teardown(id)
+    }
+    do {
+      let json = body.isEmpty ? JSONValue.object(JSONObject()) : try JSONParser.parse(body)
+      return try CommandDecoder.command(operation, body: json)
+    } catch {
+      throw SessionArchive.Damage(reason: "its \(operation) cannot be decoded: \(error)")
+    }
+  }
+
+  /// The sessions of the snapshot, if there is one, and the first journal generation after it.
+  private func readSnapshot(_ store: SessionStore) throws(Failure) -> (
+    sessions: [SessionRecord], firstJournal: Int
+  ) {
+    guard let bytes = try Self.readFile(snapshotPath) else { return ([], 0) }
+    var firstJournal = 0
     var offset = 0
     var sessions: [SessionRecord] = []
     var sawHeader = false
@@ -103,6 +267,8 @@ public final class DataDirectory: Sendable {
         guard reader.varint() == Self.formatVersion else {
           throw damaged("a snapshot format this version does not read")
         }
+        guard let generation = reader.natural() else { throw damaged("no journal generation") }
+        firstJournal = generation
         sawHeader = true
       case .session:
         guard sawHeader else { throw damaged("no header") }
@@ -127,8 +293,7 @@ public final class DataDirectory: Sendable {
     guard expected != nil else {
       throw Failure(description: "\(snapshotPath): damaged at offset \(offset): no trailer")
     }
-    for record in sessions { store.restore(record) }
-    return sessions.count
+    return (sessions, firstJournal)
   }
 
   private static func appendRecord(_ payload: [UInt8], to bytes: inout [UInt8]) {

@@ -14,7 +14,9 @@ extension NavStateService {
         NavigationError(
           .unknownCoordinator, "\(quoted(coordinator)) is not a coordinator id (c1, c2, ...)"))
     }
-    let response = try apply(.teardown(target), to: record, request: request)
+    let response = try apply(
+      .teardown(target), to: record, request: request, operation: "teardown",
+      journaledBody: Array(target.description.utf8))
     // An already stopped coordinator is a no-op success: clients retry and gestures race.
     return response.status == 200 && response.events == 0
       ? HTTPResponse(status: 204) : response.http
@@ -24,7 +26,9 @@ extension NavStateService {
     -> HTTPResponse
   {
     let record = try store.authorize(id: id, headers: request.headers)
-    return try apply(try command(operation, for: request), to: record, request: request).http
+    return try apply(
+      try command(operation, for: request), to: record, request: request, operation: operation
+    ).http
   }
 
   /// The body of `operation` as a command: the common shapes read straight from the bytes,
@@ -49,9 +53,15 @@ extension NavStateService {
   /// Applies one command under the session's lock and answers `{session, events}`, or
   /// `{version, events}` to a client that sent `Prefer: return=minimal` (it follows the stream,
   /// so the state would be sent for nothing).
-  func apply(_ command: Command, to record: SessionRecord, request: HTTPRequest)
+  /// With `--data-dir`, the change is journaled as `operation` and its body (the request's, or
+  /// `journaledBody`) before it is answered; one the journal cannot take is undone (503).
+  func apply(
+    _ command: Command, to record: SessionRecord, request: HTTPRequest, operation: String,
+    journaledBody: [UInt8]? = nil
+  )
     throws(APIProblem) -> Applied
   {
+    let journal = store.journal
     let minimal = ReturnPreference.prefersMinimal(request.headers)
     var writer = JSONWriter(capacity: minimal ? 512 : 2048)
     let (version, events) = try record.data.withLock {
@@ -60,7 +70,9 @@ extension NavStateService {
       try Self.checkPrecondition(request, version: data.navigation.version)
       // Near the memory budget, keep what is needed to undo the operation should it grow the
       // session past it; with room to spare, nothing is copied.
-      let undo = store.memory.hasRoom() ? nil : (data.navigation, data.log)
+      // With a journal, always: a change it cannot record is undone.
+      let undo =
+        store.memory.hasRoom() && journal == nil ? nil : (data.navigation, data.log)
       let events: [NavigationEvent]
       do throws(NavigationError) {
         events = try data.navigation.apply(command)
@@ -79,7 +91,17 @@ extension NavStateService {
             throw MemoryBudget.exhausted
           }
         }
+        let previousUpdate = data.updatedAt
         data.updatedAt = .now()
+        if let journal {
+          let entry = Journal.applied(
+            record, operation: operation, body: journaledBody ?? request.body, data: data)
+          if !journal.append(.applied, entry), let undo {
+            (data.navigation, data.log) = undo
+            data.updatedAt = previousUpdate
+            throw APIProblem.journalUnavailable
+          }
+        }
         entries = data.streamEntries(events)
         store.delivered(data.deliver(entries))
       }

@@ -53,6 +53,15 @@ public final class SessionStore: Sendable {
   /// Open event streams by the time their next heartbeat is due.
   private let heartbeats = Mutex(DeadlineQueue<HTTPStream>())
   public let memory: MemoryBudget
+  /// Where accepted changes are written before they are answered (`--data-dir`); nil: nowhere.
+  private let journalSlot = Mutex<Journal?>(nil)
+
+  public var journal: Journal? { journalSlot.withLock { $0 } }
+
+  /// From now on, every creation, change and end is journaled before it is answered.
+  func attach(_ journal: Journal) {
+    journalSlot.withLock { $0 = journal }
+  }
 
   public init(graphs: [RouteGraph], defaultGraph: String, configuration: StoreConfiguration) {
     self.configuration = configuration
@@ -116,6 +125,14 @@ public final class SessionStore: Sendable {
         return true
       }
       if inserted {
+        // Journaled before anyone learns the id, so no change to it can come first.
+        if let journal, !journal.append(.created, SessionArchive.encode(record, data)) {
+          shard(for: record.key).sessions.withLock { _ = $0.removeValue(forKey: record.key) }
+          sessionCount.wrappingSubtract(1, ordering: .relaxed)
+          releasePlace(of: client)
+          memory.add(-data.accountedBytes)
+          throw APIProblem.journalUnavailable
+        }
         coordinatorCount.wrappingAdd(navigation.liveCount, ordering: .relaxed)
         scheduleExpiry(of: record, at: data.expiresAt)
         return (record, token)
@@ -249,6 +266,8 @@ public final class SessionStore: Sendable {
       guard !data.ended, try condition(data) else { return nil }
       let removed = shard(for: record.key).sessions.withLock { $0.removeValue(forKey: record.key) }
       guard removed != nil else { return nil }
+      // A failed write leaves the journal refusing every later change; this end stands.
+      _ = journal?.append(.ended, Journal.ended(record))
       data.ended = true
       let events = data.navigation.end(reason: reason)
       delivered(data.record(events))

@@ -82,6 +82,8 @@ public struct NavStateError: Error, Sendable, Equatable, CustomStringConvertible
     public static let tooManySessions = Code(rawValue: "too_many_sessions")
     public static let tooManySessionsForClient = Code(rawValue: "too_many_sessions_for_client")
     public static let memoryExhausted = Code(rawValue: "memory_exhausted")
+    /// The server could not record the change in its data directory, so it did not make it.
+    public static let journalUnavailable = Code(rawValue: "journal_unavailable")
     // Not a problem document: the transport failed, or the answer was not understood.
     public static let transport = Code(rawValue: "transport")
     public static let unexpectedResponse = Code(rawValue: "unexpected_response")
@@ -96,7 +98,8 @@ public struct NavStateError: Error, Sendable, Equatable, CustomStringConvertible
       .unauthorized, .invalidToken, .versionMismatch, .malformedJSON, .malformedRequest, .badHost,
       .badContentLength, .invalidQuery, .unsupportedMediaType, .payloadTooLarge, .methodNotAllowed,
       .requestTimeout, .misdirectedRequest, .unsupportedTransferEncoding, .tooManySessions,
-      .tooManySessionsForClient, .memoryExhausted, .transport, .unexpectedResponse,
+      .tooManySessionsForClient, .memoryExhausted, .journalUnavailable, .transport,
+      .unexpectedResponse,
     ]
   }
 }

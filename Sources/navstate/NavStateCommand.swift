@@ -104,9 +104,15 @@ struct NavStateCommand: ParsableCommand {
 
   @Option(
     help: ArgumentHelp(
-      "Keep sessions across restarts in this directory (made if missing): a snapshot of every live session, written on a graceful stop and every --snapshot-interval seconds, read back at start. Without it, sessions live in memory only.",
+      "Keep sessions across restarts and crashes in this directory (made if missing): a journal of every accepted change, written before it is answered, and a snapshot of every live session on a graceful stop and every --snapshot-interval seconds; both are read back at start. Without it, sessions live in memory only.",
       valueName: "directory"))
   var dataDir: String?
+
+  @Option(
+    help: ArgumentHelp(
+      "With --data-dir, when the journal is flushed to disk: always (before each answer), everysec (once a second: a crash loses at most the last second) or no (left to the system).",
+      valueName: "policy"))
+  var fsync: FsyncPolicy = .everysec
 
   @Option(
     help: ArgumentHelp(
@@ -245,6 +251,10 @@ struct NavStateCommand: ParsableCommand {
     ) {
       store.sendHeartbeats(now: .now())
     }
+    let journalFlush = store.journal.flatMap { journal in
+      journal.policy == .everysec
+        ? RepeatingTask(label: "navstate.fsync", interval: 1) { journal.syncIfWritten() } : nil
+    }
     let snapshots = dataDirectory.flatMap { directory in
       snapshotInterval > 0
         ? RepeatingTask(label: "navstate.snapshot", interval: snapshotInterval) {
@@ -270,6 +280,8 @@ struct NavStateCommand: ParsableCommand {
     server.shutdown()
     // After the server: no request changes a session once the snapshot is taken.
     if let dataDirectory { Self.saveSnapshot(store, to: dataDirectory, logger: logger) }
+    journalFlush?.stop()
+    store.journal?.finish()
     // What was held back is still told, however little of its interval has passed.
     for (kind, suppressed) in warnings.expired(now: .infinity) {
       logger.warning("\(Self.summary(kind, suppressed))")
@@ -289,17 +301,19 @@ struct NavStateCommand: ParsableCommand {
       throw StartupFailure(status: .cannotOpenInput, message: error.description)
     }
     let started = ContinuousClock.now
-    let restored: Int
+    let loaded: DataDirectory.Loaded
     do {
-      restored = try directory.load(into: store)
+      loaded = try directory.load(into: store, journal: fsync.policy)
     } catch {
       throw StartupFailure(status: .badData, message: error.description)
     }
+    if let warning = loaded.warning { logger.warning("\(warning)") }
     let elapsed = ContinuousClock.now - started
     logger.info(
       "sessions restored",
       metadata: [
-        "sessions": "\(restored)", "directory": "\(dataDir)",
+        "sessions": "\(loaded.sessions)", "journal_records": "\(loaded.replayed)",
+        "directory": "\(dataDir)",
         "milliseconds":
           "\(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)",
       ])
@@ -312,6 +326,19 @@ struct NavStateCommand: ParsableCommand {
       logger.debug("snapshot written", metadata: ["sessions": "\(count)"])
     } catch {
       logger.error("snapshot failed", metadata: ["error": "\(error.description)"])
+    }
+  }
+
+  /// The values of `--fsync`.
+  enum FsyncPolicy: String, ExpressibleByArgument, CaseIterable {
+    case always, everysec, no
+
+    var policy: Journal.SyncPolicy {
+      switch self {
+      case .always: .always
+      case .everysec: .everysec
+      case .no: .no
+      }
     }
   }
 

@@ -94,7 +94,7 @@ import Testing
     #expect(try directory.saveSnapshot(of: store) == made.count)
 
     let restored = try makeStore()
-    #expect(try directory.load(into: restored) == made.count)
+    #expect(try directory.load(into: restored, journal: nil).sessions == made.count)
     #expect(restored.liveSessions == made.count)
     // (The commands above were applied to the sessions directly, so count their trees here.)
     let coordinators = made.reduce(0) { sum, made in
@@ -147,7 +147,7 @@ import Testing
       try DataDirectory.replace(directory.snapshotPath, with: damaged, directory: path)
       let fresh = try makeStore()
       do {
-        _ = try directory.load(into: fresh)
+        _ = try directory.load(into: fresh, journal: nil)
         Issue.record("a byte changed at \(position) was not noticed")
       } catch {
         #expect(error.description.contains("snapshot: damaged at offset"))
@@ -158,13 +158,15 @@ import Testing
     for length in [0, 5, good.count / 2, good.count - 1] where length > 0 {
       try DataDirectory.replace(
         directory.snapshotPath, with: Array(good.prefix(length)), directory: path)
-      #expect(throws: DataDirectory.Failure.self) { try directory.load(into: try makeStore()) }
+      #expect(throws: DataDirectory.Failure.self) {
+        try directory.load(into: try makeStore(), journal: nil)
+      }
     }
   }
 
   @Test func anEmptyDirectoryHoldsNoSessions() throws {
     let path = temporaryDirectory()
     defer { try? FileManager.default.removeItem(atPath: path) }
-    #expect(try DataDirectory(path: path).load(into: try makeStore()) == 0)
+    #expect(try DataDirectory(path: path).load(into: try makeStore(), journal: nil).sessions == 0)
   }
 }

@@ -111,7 +111,9 @@ struct ProcessTests {
   }
 
   /// Runs navstate with `arguments` until it exits by itself (each case here must fail fast).
-  static func runToExit(_ arguments: [String]) throws -> Outcome {
+  /// Runs navstate to its exit. With `stopAfterStart`, one that starts is stopped (SIGTERM) once
+  /// it prints its first line.
+  static func runToExit(_ arguments: [String], stopAfterStart: Bool = false) throws -> Outcome {
     let process = Process()
     process.executableURL = ServerProcess.binary
     process.arguments = arguments
@@ -120,7 +122,16 @@ struct ProcessTests {
     process.standardOutput = output
     process.standardError = errors
     try process.run()
-    let outputData = output.fileHandleForReading.readDataToEndOfFile()
+    var firstLine = Data()
+    if stopAfterStart {
+      while !firstLine.contains(UInt8(ascii: "\n")) {
+        let chunk = output.fileHandleForReading.availableData
+        if chunk.isEmpty { break }
+        firstLine += chunk
+      }
+      if process.isRunning { kill(process.processIdentifier, SIGTERM) }
+    }
+    let outputData = firstLine + output.fileHandleForReading.readDataToEndOfFile()
     let errorData = errors.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
     return Outcome(

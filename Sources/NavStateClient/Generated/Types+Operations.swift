@@ -752,7 +752,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted). Codes: too_many_sessions, memory_exhausted.
+            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it. Codes: too_many_sessions, memory_exhausted, journal_unavailable.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/post(createSession)/responses/503`.
             ///
@@ -1514,7 +1514,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted). Codes: too_many_sessions, memory_exhausted.
+            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it. Codes: too_many_sessions, memory_exhausted, journal_unavailable.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/state/put(putState)/responses/503`.
             ///
@@ -2341,7 +2341,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted). Codes: too_many_sessions, memory_exhausted.
+            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it. Codes: too_many_sessions, memory_exhausted, journal_unavailable.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/push/post(push)/responses/503`.
             ///
@@ -2683,7 +2683,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted). Codes: too_many_sessions, memory_exhausted.
+            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it. Codes: too_many_sessions, memory_exhausted, journal_unavailable.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/pop/post(pop)/responses/503`.
             ///
@@ -3025,7 +3025,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted). Codes: too_many_sessions, memory_exhausted.
+            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it. Codes: too_many_sessions, memory_exhausted, journal_unavailable.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/present/post(present)/responses/503`.
             ///
@@ -3367,7 +3367,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted). Codes: too_many_sessions, memory_exhausted.
+            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it. Codes: too_many_sessions, memory_exhausted, journal_unavailable.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/dismiss/post(dismiss)/responses/503`.
             ///
@@ -3709,7 +3709,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted). Codes: too_many_sessions, memory_exhausted.
+            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it. Codes: too_many_sessions, memory_exhausted, journal_unavailable.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/back/post(back)/responses/503`.
             ///
@@ -4051,7 +4051,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted). Codes: too_many_sessions, memory_exhausted.
+            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it. Codes: too_many_sessions, memory_exhausted, journal_unavailable.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/replace/post(replace)/responses/503`.
             ///
@@ -4393,7 +4393,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted). Codes: too_many_sessions, memory_exhausted.
+            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it. Codes: too_many_sessions, memory_exhausted, journal_unavailable.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/select-tab/post(selectTab)/responses/503`.
             ///
@@ -4735,7 +4735,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted). Codes: too_many_sessions, memory_exhausted.
+            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it. Codes: too_many_sessions, memory_exhausted, journal_unavailable.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/deeplink/post(deepLink)/responses/503`.
             ///
@@ -5077,7 +5077,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted). Codes: too_many_sessions, memory_exhausted.
+            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it. Codes: too_many_sessions, memory_exhausted, journal_unavailable.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/batch/post(batch)/responses/503`.
             ///
@@ -5334,7 +5334,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted). Codes: too_many_sessions, memory_exhausted.
+            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it. Codes: too_many_sessions, memory_exhausted, journal_unavailable.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/events/stream/get(streamEvents)/responses/503`.
             ///
