@@ -119,6 +119,8 @@ enum SessionArchive {
       navigation: navigation, updatedAt: updatedAt, expiresAt: expiresAt, log: log)
     data.called = true
     data.accountedBytes = MemoryFootprint.session(data)
-    return SessionRecord(key: key, token: token, createdAt: createdAt, client: client, data: data)
+    return SessionRecord(
+      key: key, node: configuration.node, token: token, createdAt: createdAt, client: client,
+      data: data)
   }
 }

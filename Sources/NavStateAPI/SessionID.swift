@@ -25,6 +25,13 @@ struct SessionID: Hashable, Sendable, CustomStringConvertible {
     self = id
   }
 
+  /// The same, for the part of an id after a node's prefix.
+  init?(_ text: Substring) {
+    var text = text
+    guard let id = text.withUTF8({ Self.parse($0) }) else { return nil }
+    self = id
+  }
+
   private static func parse(_ text: UnsafeBufferPointer<UInt8>) -> SessionID? {
     guard text.count == 22 else { return nil }
     return SecureRandom.withSextetTable { table in

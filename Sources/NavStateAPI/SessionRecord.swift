@@ -42,6 +42,8 @@ final class SessionRecord: Sendable {
   }
 
   let key: SessionID
+  /// The node whose name starts the id (`--node`); nil: ids are the key alone.
+  let node: NodeName?
   let token: SessionToken
   let createdAt: Timestamp
   /// The address that created it, for the per-client session cap.
@@ -49,17 +51,23 @@ final class SessionRecord: Sendable {
   let data: Mutex<Data>
 
   /// The id as clients see it.
-  var id: String { key.description }
+  var id: String { node.map { $0.prefix + key.description } ?? key.description }
 
-  convenience init(key: SessionID, token: String, createdAt: Timestamp, client: String, data: Data)
-  {
+  convenience init(
+    key: SessionID, node: NodeName? = nil, token: String, createdAt: Timestamp, client: String,
+    data: Data
+  ) {
     self.init(
-      key: key, token: SessionToken(issuing: token), createdAt: createdAt, client: client,
-      data: data)
+      key: key, node: node, token: SessionToken(issuing: token), createdAt: createdAt,
+      client: client, data: data)
   }
 
-  init(key: SessionID, token: SessionToken, createdAt: Timestamp, client: String, data: Data) {
+  init(
+    key: SessionID, node: NodeName? = nil, token: SessionToken, createdAt: Timestamp,
+    client: String, data: Data
+  ) {
     self.key = key
+    self.node = node
     self.token = token
     self.createdAt = createdAt
     self.client = client

@@ -20,6 +20,8 @@ public struct StoreConfiguration: Sendable {
   public var maxRequestBytes: Int = 64 * 1024
   /// Seconds between heartbeats on an event stream.
   public var heartbeatSeconds: Double = 15
+  /// This node's name in a cluster (`--node`): it starts every session id.
+  public var node: NodeName?
   /// Seconds a session may go without a call before its encoded state is dropped: the cache
   /// speeds up sessions in use, and would only hold memory in idle ones.
   public var stateCacheIdleSeconds: Double = 10
@@ -118,7 +120,8 @@ public final class SessionStore: Sendable {
     let token = SecureRandom.token()
     while true {
       let record = SessionRecord(
-        key: SessionID.random(), token: token, createdAt: now, client: client, data: data)
+        key: SessionID.random(), node: configuration.node, token: token, createdAt: now,
+        client: client, data: data)
       let inserted = shard(for: record.key).sessions.withLock { sessions in
         guard sessions[record.key] == nil else { return false }
         sessions[record.key] = record
@@ -209,7 +212,8 @@ public final class SessionStore: Sendable {
   /// The session `id`, if the request's `Authorization: Bearer` token is its token. A missing
   /// token is 401; a malformed one 401; a wrong token and an unknown session the same 404.
   func authorize(id: String, headers: HTTPHeaders) throws(APIProblem) -> SessionRecord {
-    let record = SessionID(id).flatMap { key in shard(for: key).sessions.withLock { $0[key] } }
+    let key = configuration.node.map { $0.key(of: id) } ?? SessionID(id)
+    let record = key.flatMap { key in shard(for: key).sessions.withLock { $0[key] } }
     // The token is read and compared where it lies in the header, without a copy.
     let verdict = headers.withFirstValue("authorization") { header -> TokenVerdict in
       guard let header, let range = BearerToken.range(in: header) else { return .missing }

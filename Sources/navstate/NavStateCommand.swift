@@ -104,6 +104,12 @@ struct NavStateCommand: ParsableCommand {
 
   @Option(
     help: ArgumentHelp(
+      "This server's name in a cluster: every session id starts with it and a dot (east-1.Xq...), so a proxy can route by the id. 1 to 32 lower-case letters, digits and hyphens. Keep it across restarts on the same --data-dir.",
+      valueName: "name"))
+  var node: String?
+
+  @Option(
+    help: ArgumentHelp(
       "Keep sessions across restarts and crashes in this directory (made if missing): a journal of every accepted change, written before it is answered, and a snapshot of every live session on a graceful stop and every --snapshot-interval seconds; both are read back at start. Without it, sessions live in memory only.",
       valueName: "directory"))
   var dataDir: String?
@@ -145,6 +151,11 @@ struct NavStateCommand: ParsableCommand {
     }
     guard (maxSessionsPerIp ?? 1) >= 1 else {
       throw ValidationError("--max-sessions-per-ip must be at least 1")
+    }
+    guard node.map({ NodeName($0) != nil }) ?? true else {
+      throw ValidationError(
+        "--node must be 1 to 32 lower-case letters, digits and hyphens, starting with a letter or digit"
+      )
     }
     guard snapshotInterval >= 0 else {
       throw ValidationError("--snapshot-interval must be 0 or more")
@@ -194,6 +205,7 @@ struct NavStateCommand: ParsableCommand {
     storeConfiguration.maxMemoryBytes = maxMemory * 1024 * 1024
     storeConfiguration.maxRequestBytes = maxBodyBytes
     storeConfiguration.heartbeatSeconds = heartbeat
+    storeConfiguration.node = node.flatMap(NodeName.init)
     let store = SessionStore(
       graphs: graphs, defaultGraph: defaultGraph, configuration: storeConfiguration)
     let service = NavStateService(store: store, logger: logger)

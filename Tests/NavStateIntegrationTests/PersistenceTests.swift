@@ -215,3 +215,29 @@ struct CrashTests {
     #expect(TestSession.routes(try again.get()) == ["master", "detail"])
   }
 }
+
+/// `--node`: a proxy routes by the id's prefix; a node knows only its own ids.
+@Suite("Node names")
+struct NodeNameIntegrationTests {
+  @Test("ids start with the node's name; another node's id is the same 404 as an unknown one")
+  func idsCarryTheNodesName() throws {
+    let path = NSTemporaryDirectory() + "navstate-node-\(UUID().uuidString)"
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let server = try ServerProcess(["--node", "east-1", "--data-dir", path])
+    let session = try TestSession(server.client)
+    #expect(session.id.hasPrefix("east-1."))
+    #expect(session.created.header("Location") == "/v1/sessions/\(session.id)")
+    let unknown = try server.client.json(
+      "GET", "/v1/sessions/east-1.\(String(repeating: "A", count: 22))", token: session.token)
+    let foreign = try server.client.json(
+      "GET", "/v1/sessions/west-2.\(session.id.dropFirst(7))", token: session.token)
+    #expect(foreign.status == 404)
+    #expect(foreign.json == unknown.json)
+    // Restarted on its data directory, under its name, it knows the session again.
+    #expect(server.stop() == 0)
+    let again = try ServerProcess(["--node", "east-1", "--data-dir", path])
+    defer { again.stop() }
+    let restored = TestSession(client: again.client, id: session.id, token: session.token)
+    #expect(try restored.get().json["id"]?.stringValue == session.id)
+  }
+}

@@ -7,7 +7,7 @@ import struct Foundation.Date
 extension Components {
     /// Types generated from the `#/components/parameters` section of the OpenAPI document.
     internal enum Parameters {
-        /// The session id from `POST /v1/sessions`.
+        /// The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
         ///
         /// - Remark: Generated from `#/components/parameters/sid`.
         internal typealias Sid = Swift.String

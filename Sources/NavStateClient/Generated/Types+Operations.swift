@@ -844,14 +844,14 @@ internal enum Operations {
         internal struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/v1/sessions/{sid}/GET/path`.
             internal struct Path: Sendable, Hashable {
-                /// The session id from `POST /v1/sessions`.
+                /// The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/GET/path/sid`.
                 internal var sid: Components.Parameters.Sid
                 /// Creates a new `Path`.
                 ///
                 /// - Parameters:
-                ///   - sid: The session id from `POST /v1/sessions`.
+                ///   - sid: The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
                 internal init(sid: Components.Parameters.Sid) {
                     self.sid = sid
                 }
@@ -1049,14 +1049,14 @@ internal enum Operations {
         internal struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/v1/sessions/{sid}/DELETE/path`.
             internal struct Path: Sendable, Hashable {
-                /// The session id from `POST /v1/sessions`.
+                /// The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/DELETE/path/sid`.
                 internal var sid: Components.Parameters.Sid
                 /// Creates a new `Path`.
                 ///
                 /// - Parameters:
-                ///   - sid: The session id from `POST /v1/sessions`.
+                ///   - sid: The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
                 internal init(sid: Components.Parameters.Sid) {
                     self.sid = sid
                 }
@@ -1243,14 +1243,14 @@ internal enum Operations {
         internal struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/v1/sessions/{sid}/state/PUT/path`.
             internal struct Path: Sendable, Hashable {
-                /// The session id from `POST /v1/sessions`.
+                /// The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/state/PUT/path/sid`.
                 internal var sid: Components.Parameters.Sid
                 /// Creates a new `Path`.
                 ///
                 /// - Parameters:
-                ///   - sid: The session id from `POST /v1/sessions`.
+                ///   - sid: The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
                 internal init(sid: Components.Parameters.Sid) {
                     self.sid = sid
                 }
@@ -1585,7 +1585,7 @@ internal enum Operations {
         internal struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/v1/sessions/{sid}/coordinators/{cid}/DELETE/path`.
             internal struct Path: Sendable, Hashable {
-                /// The session id from `POST /v1/sessions`.
+                /// The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/coordinators/{cid}/DELETE/path/sid`.
                 internal var sid: Components.Parameters.Sid
@@ -1594,7 +1594,7 @@ internal enum Operations {
                 /// Creates a new `Path`.
                 ///
                 /// - Parameters:
-                ///   - sid: The session id from `POST /v1/sessions`.
+                ///   - sid: The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
                 ///   - cid:
                 internal init(
                     sid: Components.Parameters.Sid,
@@ -1845,14 +1845,14 @@ internal enum Operations {
         internal struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/v1/sessions/{sid}/events/GET/path`.
             internal struct Path: Sendable, Hashable {
-                /// The session id from `POST /v1/sessions`.
+                /// The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/events/GET/path/sid`.
                 internal var sid: Components.Parameters.Sid
                 /// Creates a new `Path`.
                 ///
                 /// - Parameters:
-                ///   - sid: The session id from `POST /v1/sessions`.
+                ///   - sid: The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
                 internal init(sid: Components.Parameters.Sid) {
                     self.sid = sid
                 }
@@ -2070,14 +2070,14 @@ internal enum Operations {
         internal struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/v1/sessions/{sid}/push/POST/path`.
             internal struct Path: Sendable, Hashable {
-                /// The session id from `POST /v1/sessions`.
+                /// The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/push/POST/path/sid`.
                 internal var sid: Components.Parameters.Sid
                 /// Creates a new `Path`.
                 ///
                 /// - Parameters:
-                ///   - sid: The session id from `POST /v1/sessions`.
+                ///   - sid: The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
                 internal init(sid: Components.Parameters.Sid) {
                     self.sid = sid
                 }
@@ -2412,14 +2412,14 @@ internal enum Operations {
         internal struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/v1/sessions/{sid}/pop/POST/path`.
             internal struct Path: Sendable, Hashable {
-                /// The session id from `POST /v1/sessions`.
+                /// The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/pop/POST/path/sid`.
                 internal var sid: Components.Parameters.Sid
                 /// Creates a new `Path`.
                 ///
                 /// - Parameters:
-                ///   - sid: The session id from `POST /v1/sessions`.
+                ///   - sid: The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
                 internal init(sid: Components.Parameters.Sid) {
                     self.sid = sid
                 }
@@ -2754,14 +2754,14 @@ internal enum Operations {
         internal struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/v1/sessions/{sid}/present/POST/path`.
             internal struct Path: Sendable, Hashable {
-                /// The session id from `POST /v1/sessions`.
+                /// The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/present/POST/path/sid`.
                 internal var sid: Components.Parameters.Sid
                 /// Creates a new `Path`.
                 ///
                 /// - Parameters:
-                ///   - sid: The session id from `POST /v1/sessions`.
+                ///   - sid: The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
                 internal init(sid: Components.Parameters.Sid) {
                     self.sid = sid
                 }
@@ -3096,14 +3096,14 @@ internal enum Operations {
         internal struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/v1/sessions/{sid}/dismiss/POST/path`.
             internal struct Path: Sendable, Hashable {
-                /// The session id from `POST /v1/sessions`.
+                /// The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/dismiss/POST/path/sid`.
                 internal var sid: Components.Parameters.Sid
                 /// Creates a new `Path`.
                 ///
                 /// - Parameters:
-                ///   - sid: The session id from `POST /v1/sessions`.
+                ///   - sid: The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
                 internal init(sid: Components.Parameters.Sid) {
                     self.sid = sid
                 }
@@ -3438,14 +3438,14 @@ internal enum Operations {
         internal struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/v1/sessions/{sid}/back/POST/path`.
             internal struct Path: Sendable, Hashable {
-                /// The session id from `POST /v1/sessions`.
+                /// The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/back/POST/path/sid`.
                 internal var sid: Components.Parameters.Sid
                 /// Creates a new `Path`.
                 ///
                 /// - Parameters:
-                ///   - sid: The session id from `POST /v1/sessions`.
+                ///   - sid: The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
                 internal init(sid: Components.Parameters.Sid) {
                     self.sid = sid
                 }
@@ -3780,14 +3780,14 @@ internal enum Operations {
         internal struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/v1/sessions/{sid}/replace/POST/path`.
             internal struct Path: Sendable, Hashable {
-                /// The session id from `POST /v1/sessions`.
+                /// The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/replace/POST/path/sid`.
                 internal var sid: Components.Parameters.Sid
                 /// Creates a new `Path`.
                 ///
                 /// - Parameters:
-                ///   - sid: The session id from `POST /v1/sessions`.
+                ///   - sid: The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
                 internal init(sid: Components.Parameters.Sid) {
                     self.sid = sid
                 }
@@ -4122,14 +4122,14 @@ internal enum Operations {
         internal struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/v1/sessions/{sid}/select-tab/POST/path`.
             internal struct Path: Sendable, Hashable {
-                /// The session id from `POST /v1/sessions`.
+                /// The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/select-tab/POST/path/sid`.
                 internal var sid: Components.Parameters.Sid
                 /// Creates a new `Path`.
                 ///
                 /// - Parameters:
-                ///   - sid: The session id from `POST /v1/sessions`.
+                ///   - sid: The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
                 internal init(sid: Components.Parameters.Sid) {
                     self.sid = sid
                 }
@@ -4464,14 +4464,14 @@ internal enum Operations {
         internal struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/v1/sessions/{sid}/deeplink/POST/path`.
             internal struct Path: Sendable, Hashable {
-                /// The session id from `POST /v1/sessions`.
+                /// The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/deeplink/POST/path/sid`.
                 internal var sid: Components.Parameters.Sid
                 /// Creates a new `Path`.
                 ///
                 /// - Parameters:
-                ///   - sid: The session id from `POST /v1/sessions`.
+                ///   - sid: The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
                 internal init(sid: Components.Parameters.Sid) {
                     self.sid = sid
                 }
@@ -4806,14 +4806,14 @@ internal enum Operations {
         internal struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/v1/sessions/{sid}/batch/POST/path`.
             internal struct Path: Sendable, Hashable {
-                /// The session id from `POST /v1/sessions`.
+                /// The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/batch/POST/path/sid`.
                 internal var sid: Components.Parameters.Sid
                 /// Creates a new `Path`.
                 ///
                 /// - Parameters:
-                ///   - sid: The session id from `POST /v1/sessions`.
+                ///   - sid: The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
                 internal init(sid: Components.Parameters.Sid) {
                     self.sid = sid
                 }
@@ -5148,14 +5148,14 @@ internal enum Operations {
         internal struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/v1/sessions/{sid}/events/stream/GET/path`.
             internal struct Path: Sendable, Hashable {
-                /// The session id from `POST /v1/sessions`.
+                /// The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/events/stream/GET/path/sid`.
                 internal var sid: Components.Parameters.Sid
                 /// Creates a new `Path`.
                 ///
                 /// - Parameters:
-                ///   - sid: The session id from `POST /v1/sessions`.
+                ///   - sid: The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
                 internal init(sid: Components.Parameters.Sid) {
                     self.sid = sid
                 }
