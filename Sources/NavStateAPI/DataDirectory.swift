@@ -134,6 +134,11 @@ public final class DataDirectory: Sendable {
           // A record cut short, or failing its checksum, at the very end of the last file: a
           // crash in the middle of writing it. Its change was never answered.
           if isLast && (!complete || offset + 8 + length == bytes.count) {
+            // Cut off, so that the file reads clean once newer ones follow it.
+            guard truncate(file, off_t(start)) == 0 else {
+              throw Failure(
+                description: "cannot cut the torn last record off \(file): \(Self.systemError())")
+            }
             warning = "\(file): dropped a torn last record at offset \(start)"
             break
           }
