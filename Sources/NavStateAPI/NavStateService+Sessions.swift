@@ -30,7 +30,7 @@ extension NavStateService {
       }
     }
     let (record, token) = try store.create(
-      graph: graphName, root: root, client: request.remoteAddress, now: .now())
+      graph: graphName, root: root, client: clientAddresses.address(of: request), now: .now())
     var writer = JSONWriter(capacity: 1024)
     let version = record.data.withLock { data in
       writer.beginObject()

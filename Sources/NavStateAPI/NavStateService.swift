@@ -7,11 +7,16 @@ import NavigationCore
 public final class NavStateService: Sendable {
   public let store: SessionStore
   public let metrics: ServiceMetrics
+  let clientAddresses: ClientAddressPolicy
   let logger: Logger
 
-  public init(store: SessionStore, metrics: ServiceMetrics = ServiceMetrics(), logger: Logger) {
+  public init(
+    store: SessionStore, metrics: ServiceMetrics = ServiceMetrics(),
+    clientAddresses: ClientAddressPolicy = ClientAddressPolicy(), logger: Logger
+  ) {
     self.store = store
     self.metrics = metrics
+    self.clientAddresses = clientAddresses
     self.logger = logger
   }
 

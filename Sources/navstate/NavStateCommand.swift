@@ -87,6 +87,13 @@ struct NavStateCommand: ParsableCommand {
       valueName: "name"))
   var allowedHosts: [String] = []
 
+  @Option(
+    name: .customLong("trusted-proxy"),
+    help: ArgumentHelp(
+      "The address of a reverse proxy in front of this server (repeatable): for requests from it, the client address that --max-sessions-per-ip counts is the last one in X-Forwarded-For. Run with --max-connections-per-ip 0 behind it and cap connections per client at the proxy.",
+      valueName: "address"))
+  var trustedProxies: [String] = []
+
   @Option(help: "Events kept per session for clients that catch up.")
   var eventBuffer = 1024
 
@@ -157,6 +164,9 @@ struct NavStateCommand: ParsableCommand {
         "--node must be 1 to 32 lower-case letters, digits and hyphens, starting with a letter or digit"
       )
     }
+    if let address = trustedProxies.first(where: { canonicalIPAddress($0) == nil }) {
+      throw ValidationError("--trusted-proxy '\(address)' is not an IPv4 or IPv6 address")
+    }
     guard snapshotInterval >= 0 else {
       throw ValidationError("--snapshot-interval must be 0 or more")
     }
@@ -208,7 +218,11 @@ struct NavStateCommand: ParsableCommand {
     storeConfiguration.node = node.flatMap(NodeName.init)
     let store = SessionStore(
       graphs: graphs, defaultGraph: defaultGraph, configuration: storeConfiguration)
-    let service = NavStateService(store: store, logger: logger)
+    let service = NavStateService(
+      store: store,
+      clientAddresses: ClientAddressPolicy(
+        trustedProxies: Set(trustedProxies.compactMap { canonicalIPAddress($0) })),
+      logger: logger)
     let dataDirectory = try openDataDirectory(into: store, logger: logger)
 
     var serverConfiguration = HTTPServerConfiguration()
