@@ -2,18 +2,19 @@ import NavJSON
 import NavStateTestSupport
 import Testing
 
-/// The three apps of the articles the spec grew from, driven end to end over HTTP.
-@Suite("The seeds' apps over HTTP")
-struct SeedAppsTests {
-  let server: ServerProcess
+/// The three apps of the articles the spec grew from, driven end to end over HTTP, against one
+/// server (SeedAppsTests) or through the proxy of a cluster (ClusterTests).
+enum SeedScenarios {
+  static let all: [(name: String, run: @Sendable (HTTPTestClient) throws -> Void)] = [
+    ("masterDetail", masterDetail),
+    ("scenes", scenes),
+    ("login", login),
+    ("teardownCascade", teardownCascade),
+    ("tabs", tabs),
+  ]
 
-  init() throws {
-    server = try ServerProcess()
-  }
-
-  @Test("master/detail: push a detail, present settings as a sheet from it, dismiss, pop")
-  func masterDetail() throws {
-    let session = try TestSession(server.client)
+  static func masterDetail(_ client: HTTPTestClient) throws {
+    let session = try TestSession(client)
     let detail = try session.call("push", ["route": "detail", "params": ["id": 42]])
     #expect(TestSession.routes(detail) == ["master", "detail"])
     let sheet = try session.call("present", ["route": "settings", "style": "sheet"])
@@ -27,9 +28,8 @@ struct SeedAppsTests {
     #expect(popped.json["events"]?[0]?["reason"] == "pop")
   }
 
-  @Test("scene1 passes text to scene2 (push) and scene3 (sheet) and refuses anything else")
-  func scenes() throws {
-    let session = try TestSession(server.client, body: ["root": ["route": "scene1"]])
+  static func scenes(_ client: HTTPTestClient) throws {
+    let session = try TestSession(client, body: ["root": ["route": "scene1"]])
     let toScene2 = try session.call("push", ["route": "scene2", "params": ["text": "hello"]])
     #expect(toScene2.json["session"]?["path"]?[1]?["params"] == ["text": "hello"])
     #expect(try session.call("pop", [:]).status == 200)
@@ -54,9 +54,8 @@ struct SeedAppsTests {
         == "route_not_allowed")
   }
 
-  @Test("login: forgotPassword sheet, signup cover, dashboard push, pop and popToRoot")
-  func login() throws {
-    let session = try TestSession(server.client, body: ["root": ["route": "login"]])
+  static func login(_ client: HTTPTestClient) throws {
+    let session = try TestSession(client, body: ["root": ["route": "login"]])
     let forgot = try session.call("present", ["route": "forgotPassword"])
     #expect(forgot.json["session"]?["path"]?[1]?["presentation"] == "sheet")
     _ = try session.call("dismiss", [:])
@@ -74,13 +73,12 @@ struct SeedAppsTests {
     #expect(TestSession.routes(root) == ["login"])
   }
 
-  @Test("a teardown cascade, event by event: deepest first, then the torn-down one")
-  func teardownCascade() throws {
-    let session = try TestSession(server.client)
+  static func teardownCascade(_ client: HTTPTestClient) throws {
+    let session = try TestSession(client)
     _ = try session.call("push", ["route": "detail", "params": ["id": 1]])  // c2
     _ = try session.call("push", ["route": "detail", "params": ["id": 2]])  // c3
     _ = try session.call("present", ["route": "settings"])  // c4
-    let torn = try server.client.json(
+    let torn = try client.json(
       "DELETE", "\(session.path)/coordinators/c2", token: session.token)
     let events = try #require(torn.json["events"]?.arrayValue)
     #expect(events.map { $0["coordinator"] } == ["c4", "c3", "c2"])
@@ -88,16 +86,15 @@ struct SeedAppsTests {
     #expect(events.map { $0["seq"]?.intValue } == [5, 6, 7])
     #expect(events.allSatisfy { $0["version"] == 5 })
     #expect(TestSession.routes(torn) == ["master"])
-    let tab = try TestSession(server.client, body: ["root": ["route": "tabs"]])
-    let tabTeardown = try server.client.json(
+    let tab = try TestSession(client, body: ["root": ["route": "tabs"]])
+    let tabTeardown = try client.json(
       "DELETE", "\(tab.path)/coordinators/c2", token: tab.token)
     #expect(tabTeardown.status == 409)
     #expect(tabTeardown.json["code"] == "cannot_tear_down_tab")
   }
 
-  @Test("tabs: select by index and by name; tab.selected names the container")
-  func tabs() throws {
-    let session = try TestSession(server.client, body: ["root": ["route": "tabs"]])
+  static func tabs(_ client: HTTPTestClient) throws {
+    let session = try TestSession(client, body: ["root": ["route": "tabs"]])
     #expect(TestSession.routes(session.created) == ["tabs", "home"])
     let byName = try session.call("select-tab", ["tab": "profile"])
     #expect(TestSession.routes(byName) == ["tabs", "profile"])
@@ -110,4 +107,28 @@ struct SeedAppsTests {
     #expect(missing.status == 422)
     #expect(missing.json["code"] == "no_such_tab")
   }
+}
+
+@Suite("The seeds' apps over HTTP")
+struct SeedAppsTests {
+  let server: ServerProcess
+
+  init() throws {
+    server = try ServerProcess()
+  }
+
+  @Test("master/detail: push a detail, present settings as a sheet from it, dismiss, pop")
+  func masterDetail() throws { try SeedScenarios.masterDetail(server.client) }
+
+  @Test("scene1 passes text to scene2 (push) and scene3 (sheet) and refuses anything else")
+  func scenes() throws { try SeedScenarios.scenes(server.client) }
+
+  @Test("login: forgotPassword sheet, signup cover, dashboard push, pop and popToRoot")
+  func login() throws { try SeedScenarios.login(server.client) }
+
+  @Test("a teardown cascade, event by event: deepest first, then the torn-down one")
+  func teardownCascade() throws { try SeedScenarios.teardownCascade(server.client) }
+
+  @Test("tabs: select by index and by name; tab.selected names the container")
+  func tabs() throws { try SeedScenarios.tabs(server.client) }
 }
