@@ -84,6 +84,11 @@ public struct NavStateError: Error, Sendable, Equatable, CustomStringConvertible
     public static let memoryExhausted = Code(rawValue: "memory_exhausted")
     /// The server could not record the change in its data directory, so it did not make it.
     public static let journalUnavailable = Code(rawValue: "journal_unavailable")
+    // From the proxy in front of a cluster (deploy/nginx.conf.template), not from a node.
+    /// The node that holds the session does not answer; retry after `Retry-After`.
+    public static let nodeUnavailable = Code(rawValue: "node_unavailable")
+    /// This client address has as many requests in progress as the proxy allows.
+    public static let tooManyConnections = Code(rawValue: "too_many_connections")
     // Not a problem document: the transport failed, or the answer was not understood.
     public static let transport = Code(rawValue: "transport")
     public static let unexpectedResponse = Code(rawValue: "unexpected_response")
@@ -98,7 +103,8 @@ public struct NavStateError: Error, Sendable, Equatable, CustomStringConvertible
       .unauthorized, .invalidToken, .versionMismatch, .malformedJSON, .malformedRequest, .badHost,
       .badContentLength, .invalidQuery, .unsupportedMediaType, .payloadTooLarge, .methodNotAllowed,
       .requestTimeout, .misdirectedRequest, .unsupportedTransferEncoding, .tooManySessions,
-      .tooManySessionsForClient, .memoryExhausted, .journalUnavailable, .transport,
+      .tooManySessionsForClient, .memoryExhausted, .journalUnavailable, .nodeUnavailable,
+      .tooManyConnections, .transport,
       .unexpectedResponse,
     ]
   }

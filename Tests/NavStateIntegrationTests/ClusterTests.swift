@@ -44,6 +44,31 @@ struct ClusterTests {
     #expect(viaProxy.text == direct.text)
   }
 
+  @Test("the proxy's own refusals are problem documents, as a node's are")
+  func proxyProblems() throws {
+    let cluster = try LocalCluster(nodes: 1)
+    defer {
+      cluster.stop()
+      cluster.removeFiles()
+    }
+    let session = try TestSession(cluster.client)
+    // Over nginx's client_max_body_size (1 MiB), so nginx answers before any node reads it.
+    let tooLarge = try cluster.client.request(
+      "POST", "\(session.path)/push",
+      headers: [
+        ("Authorization", "Bearer \(session.token)"), ("Content-Type", "application/json"),
+      ],
+      body: Array(repeating: UInt8(ascii: " "), count: 2 << 20))
+    #expect(tooLarge.status == 413)
+    #expect(tooLarge.header("Content-Type") == "application/problem+json")
+    #expect(tooLarge.json["code"] == "payload_too_large")
+    // Metrics are per node: the proxy does not answer one node's as the cluster's.
+    let metrics = try cluster.client.request("GET", "/metrics")
+    #expect(metrics.status == 404)
+    #expect(metrics.header("Content-Type") == "application/problem+json")
+    #expect(metrics.json["code"] == "not_found")
+  }
+
   @Test("an event stream through the proxy delivers each event as it happens")
   func eventStream() throws {
     let cluster = try LocalCluster(nodes: 2)

@@ -752,7 +752,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it. Codes: too_many_sessions, memory_exhausted, journal_unavailable.
+            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it. Behind the cluster proxy (deploy/nginx.conf.template), the node that holds the session, or for a creation every node, does not answer (node_unavailable, Retry-After 5). Codes: too_many_sessions, memory_exhausted, journal_unavailable, node_unavailable.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/post(createSession)/responses/503`.
             ///
@@ -1001,6 +1001,29 @@ internal enum Operations {
                     }
                 }
             }
+            /// Only behind the cluster proxy (deploy/nginx.conf.template): the node that holds this session does not answer. Nothing reached it; retry after Retry-After. A single server never answers this. Code: node_unavailable.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/get(getSession)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.NodeUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Components.Responses.NodeUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// Undocumented response.
             ///
             /// A response with a code that is not documented in the OpenAPI document.
@@ -1196,6 +1219,29 @@ internal enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "preconditionFailed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Only behind the cluster proxy (deploy/nginx.conf.template): the node that holds this session does not answer. Nothing reached it; retry after Retry-After. A single server never answers this. Code: node_unavailable.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/delete(deleteSession)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.NodeUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Components.Responses.NodeUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
                             response: self
                         )
                     }
@@ -1514,7 +1560,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it. Codes: too_many_sessions, memory_exhausted, journal_unavailable.
+            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it. Behind the cluster proxy (deploy/nginx.conf.template), the node that holds the session, or for a creation every node, does not answer (node_unavailable, Retry-After 5). Codes: too_many_sessions, memory_exhausted, journal_unavailable, node_unavailable.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/state/put(putState)/responses/503`.
             ///
@@ -1797,6 +1843,29 @@ internal enum Operations {
                     }
                 }
             }
+            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it. Behind the cluster proxy (deploy/nginx.conf.template), the node that holds the session, or for a creation every node, does not answer (node_unavailable, Retry-After 5). Codes: too_many_sessions, memory_exhausted, journal_unavailable, node_unavailable.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/coordinators/{cid}/delete(teardownCoordinator)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ServiceUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Components.Responses.ServiceUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// Undocumented response.
             ///
             /// A response with a code that is not documented in the OpenAPI document.
@@ -2017,6 +2086,29 @@ internal enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Only behind the cluster proxy (deploy/nginx.conf.template): the node that holds this session does not answer. Nothing reached it; retry after Retry-After. A single server never answers this. Code: node_unavailable.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/events/get(listEvents)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.NodeUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Components.Responses.NodeUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
                             response: self
                         )
                     }
@@ -2341,7 +2433,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it. Codes: too_many_sessions, memory_exhausted, journal_unavailable.
+            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it. Behind the cluster proxy (deploy/nginx.conf.template), the node that holds the session, or for a creation every node, does not answer (node_unavailable, Retry-After 5). Codes: too_many_sessions, memory_exhausted, journal_unavailable, node_unavailable.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/push/post(push)/responses/503`.
             ///
@@ -2683,7 +2775,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it. Codes: too_many_sessions, memory_exhausted, journal_unavailable.
+            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it. Behind the cluster proxy (deploy/nginx.conf.template), the node that holds the session, or for a creation every node, does not answer (node_unavailable, Retry-After 5). Codes: too_many_sessions, memory_exhausted, journal_unavailable, node_unavailable.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/pop/post(pop)/responses/503`.
             ///
@@ -3025,7 +3117,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it. Codes: too_many_sessions, memory_exhausted, journal_unavailable.
+            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it. Behind the cluster proxy (deploy/nginx.conf.template), the node that holds the session, or for a creation every node, does not answer (node_unavailable, Retry-After 5). Codes: too_many_sessions, memory_exhausted, journal_unavailable, node_unavailable.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/present/post(present)/responses/503`.
             ///
@@ -3367,7 +3459,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it. Codes: too_many_sessions, memory_exhausted, journal_unavailable.
+            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it. Behind the cluster proxy (deploy/nginx.conf.template), the node that holds the session, or for a creation every node, does not answer (node_unavailable, Retry-After 5). Codes: too_many_sessions, memory_exhausted, journal_unavailable, node_unavailable.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/dismiss/post(dismiss)/responses/503`.
             ///
@@ -3709,7 +3801,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it. Codes: too_many_sessions, memory_exhausted, journal_unavailable.
+            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it. Behind the cluster proxy (deploy/nginx.conf.template), the node that holds the session, or for a creation every node, does not answer (node_unavailable, Retry-After 5). Codes: too_many_sessions, memory_exhausted, journal_unavailable, node_unavailable.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/back/post(back)/responses/503`.
             ///
@@ -4051,7 +4143,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it. Codes: too_many_sessions, memory_exhausted, journal_unavailable.
+            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it. Behind the cluster proxy (deploy/nginx.conf.template), the node that holds the session, or for a creation every node, does not answer (node_unavailable, Retry-After 5). Codes: too_many_sessions, memory_exhausted, journal_unavailable, node_unavailable.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/replace/post(replace)/responses/503`.
             ///
@@ -4393,7 +4485,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it. Codes: too_many_sessions, memory_exhausted, journal_unavailable.
+            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it. Behind the cluster proxy (deploy/nginx.conf.template), the node that holds the session, or for a creation every node, does not answer (node_unavailable, Retry-After 5). Codes: too_many_sessions, memory_exhausted, journal_unavailable, node_unavailable.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/select-tab/post(selectTab)/responses/503`.
             ///
@@ -4735,7 +4827,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it. Codes: too_many_sessions, memory_exhausted, journal_unavailable.
+            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it. Behind the cluster proxy (deploy/nginx.conf.template), the node that holds the session, or for a creation every node, does not answer (node_unavailable, Retry-After 5). Codes: too_many_sessions, memory_exhausted, journal_unavailable, node_unavailable.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/deeplink/post(deepLink)/responses/503`.
             ///
@@ -5077,7 +5169,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it. Codes: too_many_sessions, memory_exhausted, journal_unavailable.
+            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it. Behind the cluster proxy (deploy/nginx.conf.template), the node that holds the session, or for a creation every node, does not answer (node_unavailable, Retry-After 5). Codes: too_many_sessions, memory_exhausted, journal_unavailable, node_unavailable.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/batch/post(batch)/responses/503`.
             ///
@@ -5334,7 +5426,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it. Codes: too_many_sessions, memory_exhausted, journal_unavailable.
+            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it. Behind the cluster proxy (deploy/nginx.conf.template), the node that holds the session, or for a creation every node, does not answer (node_unavailable, Retry-After 5). Codes: too_many_sessions, memory_exhausted, journal_unavailable, node_unavailable.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/events/stream/get(streamEvents)/responses/503`.
             ///
