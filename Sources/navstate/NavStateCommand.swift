@@ -111,7 +111,7 @@ struct NavStateCommand: ParsableCommand {
 
   @Option(
     help: ArgumentHelp(
-      "This server's name in a cluster: every session id starts with it and a dot (east-1.Xq...), so a proxy can route by the id. 1 to 32 lower-case letters, digits and hyphens. Keep it across restarts on the same --data-dir.",
+      "This server's name in a cluster: every session id starts with it and a dot (east-1.Xq...), so a proxy can route by the id. 1 to 32 lower-case letters, digits and hyphens. A --data-dir records the name it was first used with and starts under no other.",
       valueName: "name"))
   var node: String?
 
@@ -321,10 +321,21 @@ struct NavStateCommand: ParsableCommand {
   {
     guard let dataDir else { return nil }
     let directory: DataDirectory
+    let claim: DataDirectory.NodeClaim
     do {
       directory = try DataDirectory(path: dataDir)
+      claim = try directory.claim(node: node)
     } catch {
       throw StartupFailure(status: .cannotOpenInput, message: error.description)
+    }
+    if case .other(let recorded) = claim {
+      let started = recorded.map { "--node \($0)" } ?? "no --node"
+      let restart = recorded.map { "start it with --node \($0)" } ?? "start it without --node"
+      throw StartupFailure(
+        status: .usage,
+        message:
+          "the data directory \(dataDir) holds the sessions of a server started with \(started) (every id it issued says so); \(restart), or give this node a directory of its own"
+      )
     }
     let started = ContinuousClock.now
     let loaded: DataDirectory.Loaded

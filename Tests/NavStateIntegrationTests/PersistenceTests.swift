@@ -243,4 +243,34 @@ struct NodeNameIntegrationTests {
     let restored = TestSession(client: again.client, id: session.id, token: session.token)
     #expect(try restored.get().json["id"]?.stringValue == session.id)
   }
+
+  @Test("a data directory starts only under the name its sessions were issued with (status 64)")
+  func dataDirectoryKeepsItsName() throws {
+    let path = NSTemporaryDirectory() + "navstate-node-\(UUID().uuidString)"
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let server = try ServerProcess(["--node", "east-1", "--data-dir", path])
+    let session = try TestSession(server.client)
+    #expect(server.stop() == 0)
+    let renamed = try ProcessTests.runToExit(
+      ["--port", "0", "--node", "west-2", "--data-dir", path])
+    #expect(renamed.status == 64)
+    #expect(renamed.errors.contains("started with --node east-1"))
+    #expect(renamed.errors.contains("start it with --node east-1"))
+    let unnamed = try ProcessTests.runToExit(["--port", "0", "--data-dir", path])
+    #expect(unnamed.status == 64)
+    #expect(unnamed.errors.contains("start it with --node east-1"))
+    // Refused without touching it: under its own name, the session is still there.
+    let again = try ServerProcess(["--node", "east-1", "--data-dir", path])
+    defer { again.stop() }
+    let restored = TestSession(client: again.client, id: session.id, token: session.token)
+    #expect(try restored.get().status == 200)
+
+    // And a directory of a server without a name stays without one.
+    let plain = NSTemporaryDirectory() + "navstate-node-\(UUID().uuidString)"
+    defer { try? FileManager.default.removeItem(atPath: plain) }
+    #expect(try ServerProcess(["--data-dir", plain]).stop() == 0)
+    let named = try ProcessTests.runToExit(["--port", "0", "--node", "n1", "--data-dir", plain])
+    #expect(named.status == 64)
+    #expect(named.errors.contains("start it without --node"))
+  }
 }
