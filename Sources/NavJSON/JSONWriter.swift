@@ -1,106 +1,142 @@
 /// Writes JSON straight into a byte buffer. Commas are placed by the writer, so callers only say
 /// what comes next; this avoids building a `JSONValue` tree for every response.
-public struct JSONWriter: Sendable {
-  public private(set) var bytes: [UInt8]
+///
+/// The buffer is the writer's own memory, written through a pointer: an `[UInt8]` checks its
+/// uniqueness and capacity on every append, which cost about 90 instructions a member name (a
+/// state is some 40 of them). The writer cannot be copied, so nothing else can see the buffer
+/// while it is written; `bytes` hands out a copy of exactly the size written.
+public struct JSONWriter: ~Copyable {
+  @usableFromInline var start: UnsafeMutablePointer<UInt8>
+  @usableFromInline var count = 0
+  @usableFromInline var capacity: Int
   /// Whether the last thing written ended a value, so that the next element needs a comma first.
   /// (After `{`, `[` or a member name it does not; after a value, `}` or `]` it does.)
-  private var afterValue = false
+  @usableFromInline var afterValue = false
 
   public init(capacity: Int = 512) {
-    bytes = []
-    bytes.reserveCapacity(capacity)
+    self.capacity = Swift.max(capacity, 16)
+    start = .allocate(capacity: self.capacity)
   }
 
+  deinit { start.deallocate() }
+
+  /// What has been written, in an array of exactly its size.
+  public var bytes: [UInt8] { [UInt8](UnsafeBufferPointer(start: start, count: count)) }
+
+  /// How many bytes have been written.
+  public var byteCount: Int { count }
+
+  @inlinable
   public mutating func beginObject() {
+    reserve(2)
     separate()
-    bytes.append(UInt8(ascii: "{"))
+    put(UInt8(ascii: "{"))
     afterValue = false
   }
 
+  @inlinable
   public mutating func endObject() {
-    bytes.append(UInt8(ascii: "}"))
+    reserve(1)
+    put(UInt8(ascii: "}"))
     afterValue = true
   }
 
+  @inlinable
   public mutating func beginArray() {
+    reserve(2)
     separate()
-    bytes.append(UInt8(ascii: "["))
+    put(UInt8(ascii: "["))
     afterValue = false
   }
 
+  @inlinable
   public mutating func endArray() {
-    bytes.append(UInt8(ascii: "]"))
+    reserve(1)
+    put(UInt8(ascii: "]"))
     afterValue = true
   }
 
   /// Writes a member name known when compiling (it must need no escaping): copied as it is,
   /// with no check. The next value written belongs to it.
+  @inlinable
   public mutating func key(_ name: StaticString) {
+    let length = name.utf8CodeUnitCount
+    reserve(length + 4)
     separate()
-    bytes.append(UInt8(ascii: "\""))
-    bytes.append(
-      contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
-    bytes.append(UInt8(ascii: "\""))
-    bytes.append(UInt8(ascii: ":"))
+    put(UInt8(ascii: "\""))
+    put(name.utf8Start, count: length)
+    put(UInt8(ascii: "\""))
+    put(UInt8(ascii: ":"))
     afterValue = false
   }
 
   /// Writes a member name made at run time, escaped as needed.
   public mutating func key(named name: String) {
+    reserve(1)
     separate()
     appendQuoted(name)
-    bytes.append(UInt8(ascii: ":"))
+    reserve(1)
+    put(UInt8(ascii: ":"))
     afterValue = false
   }
 
   public mutating func string(_ value: String) {
+    reserve(1)
     separate()
     appendQuoted(value)
   }
 
   /// A string the caller knows needs no escaping (ASCII letters, digits and punctuation other
   /// than quote and backslash), written from bytes without building a `String`.
-  public mutating func plainString(_ bytes: UnsafeBufferPointer<UInt8>) {
+  @inlinable
+  public mutating func plainString(_ text: UnsafeBufferPointer<UInt8>) {
+    reserve(text.count + 3)
     separate()
-    self.bytes.append(UInt8(ascii: "\""))
-    self.bytes.append(contentsOf: bytes)
-    self.bytes.append(UInt8(ascii: "\""))
+    put(UInt8(ascii: "\""))
+    if let base = text.baseAddress { put(base, count: text.count) }
+    put(UInt8(ascii: "\""))
   }
 
   public mutating func int(_ value: Int) {
+    reserve(21)
     separate()
     appendInteger(value)
   }
 
   public mutating func double(_ value: Double) {
+    reserve(1)
     separate()
     if value.isFinite {
-      bytes.append(contentsOf: value.description.utf8)
+      append(contentsOf: value.description.utf8)
     } else {
-      bytes.append(contentsOf: "null".utf8)
+      append(contentsOf: "null".utf8)
     }
   }
 
   public mutating func bool(_ value: Bool) {
+    reserve(6)
     separate()
-    bytes.append(contentsOf: (value ? "true" : "false").utf8)
+    append(contentsOf: (value ? "true" : "false").utf8)
   }
 
   public mutating func null() {
+    reserve(5)
     separate()
-    bytes.append(contentsOf: "null".utf8)
+    append(contentsOf: "null".utf8)
   }
 
   /// Members of the open object that are already encoded (`"a":1,"b":2`), written as they are.
   public mutating func members(_ encoded: [UInt8]) {
-    separate()
-    bytes.append(contentsOf: encoded)
+    raw(encoded)
   }
 
   /// Bytes that are already one JSON value.
   public mutating func raw(_ encoded: [UInt8]) {
+    reserve(encoded.count + 1)
     separate()
-    bytes.append(contentsOf: encoded)
+    encoded.withUnsafeBufferPointer { source in
+      if let base = source.baseAddress { put(base, count: source.count) }
+    }
   }
 
   public mutating func value(_ value: JSONValue) {
@@ -124,86 +160,138 @@ public struct JSONWriter: Sendable {
     }
   }
 
+  // MARK: The buffer. Every `put` is preceded by a `reserve` that covers it.
+
+  /// Makes room for `extra` more bytes.
+  @inlinable
+  mutating func reserve(_ extra: Int) {
+    if count + extra > capacity { grow(toHold: count + extra) }
+  }
+
+  @usableFromInline
+  mutating func grow(toHold needed: Int) {
+    let newCapacity = Swift.max(capacity * 2, needed)
+    let newStart = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+    newStart.initialize(from: start, count: count)
+    start.deallocate()
+    start = newStart
+    capacity = newCapacity
+  }
+
+  @inlinable
+  mutating func put(_ byte: UInt8) {
+    start[count] = byte
+    count += 1
+  }
+
+  @inlinable
+  mutating func put(_ source: UnsafePointer<UInt8>, count length: Int) {
+    (start + count).initialize(from: source, count: length)
+    count += length
+  }
+
+  /// Appends a sequence whose length is not known ahead (a number's description), reserving
+  /// as it goes.
+  mutating func append<Bytes: Sequence<UInt8>>(contentsOf source: Bytes) {
+    reserve(source.underestimatedCount)
+    for byte in source {
+      reserve(1)
+      put(byte)
+    }
+  }
+
   /// Before an element: a comma if a value precedes it. Every element is a value once written.
-  private mutating func separate() {
-    if afterValue { bytes.append(UInt8(ascii: ",")) }
+  /// The caller has reserved a byte for it.
+  @inlinable
+  mutating func separate() {
+    if afterValue { put(UInt8(ascii: ",")) }
     afterValue = true
   }
 
+  /// The caller has reserved 21 bytes (a sign and 20 digits).
   private mutating func appendInteger(_ value: Int) {
     guard value >= 0 else {
-      bytes.append(contentsOf: String(value).utf8)
+      append(contentsOf: String(value).utf8)
       return
     }
-    Self.appendDigits(of: value, to: &bytes)
+    count += Self.writeDigits(of: value, to: start + count)
+  }
+
+  /// Writes the decimal digits of a non-negative number at `output` (room for 20 digits),
+  /// returning how many were written.
+  static func writeDigits(of value: Int, to output: UnsafeMutablePointer<UInt8>) -> Int {
+    if value < 10 {
+      output[0] = UInt8(ascii: "0") + UInt8(value)
+      return 1
+    }
+    var length = 0
+    var remaining = value
+    while remaining > 0 {
+      length += 1
+      remaining /= 10
+    }
+    remaining = value
+    for index in stride(from: length - 1, through: 0, by: -1) {
+      output[index] = UInt8(ascii: "0") + UInt8(remaining % 10)
+      remaining /= 10
+    }
+    return length
   }
 
   /// Appends the decimal digits of a non-negative number, with no allocation.
   public static func appendDigits(of value: Int, to output: inout [UInt8]) {
-    if value < 10 {
-      output.append(UInt8(ascii: "0") + UInt8(value))
-      return
-    }
     withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
-      var remaining = value
-      var count = 0
-      while remaining > 0 {
-        digits[19 - count] = UInt8(ascii: "0") + UInt8(remaining % 10)
-        remaining /= 10
-        count += 1
-      }
-      output.append(contentsOf: UnsafeBufferPointer(rebasing: digits[(20 - count)...]))
+      let length = writeDigits(of: value, to: digits.baseAddress!)
+      output.append(contentsOf: UnsafeBufferPointer(rebasing: digits[..<length]))
     }
-  }
-
-  private static func needsEscape(_ byte: UInt8) -> Bool {
-    byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
   }
 
   private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
   private mutating func appendQuoted(_ text: String) {
-    bytes.append(UInt8(ascii: "\""))
-    // Most strings (ids, routes, keys) need no escaping: copy them whole.
     var text = text
+    // Most strings (ids, routes, keys) need no escaping: copy them whole.
     let copied = text.withUTF8 { utf8 -> Bool in
       // A plain loop: `contains(where:)` with a function value costs a call per byte.
       for byte in utf8 where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
       {
         return false
       }
-      bytes.append(contentsOf: utf8)
+      reserve(utf8.count + 2)
+      put(UInt8(ascii: "\""))
+      if let base = utf8.baseAddress { put(base, count: utf8.count) }
+      put(UInt8(ascii: "\""))
       return true
     }
-    if copied {
-      bytes.append(UInt8(ascii: "\""))
-      return
-    }
+    if copied { return }
+    // At most six bytes for each one (`\u00XX`), and the quotes.
+    reserve(text.utf8.count * 6 + 2)
+    put(UInt8(ascii: "\""))
     for byte in text.utf8 {
       switch byte {
-      case UInt8(ascii: "\""):
-        bytes.append(UInt8(ascii: "\\"))
-        bytes.append(byte)
-      case UInt8(ascii: "\\"):
-        bytes.append(UInt8(ascii: "\\"))
-        bytes.append(byte)
+      case UInt8(ascii: "\""), UInt8(ascii: "\\"):
+        put(UInt8(ascii: "\\"))
+        put(byte)
       case 0x0A:
-        bytes.append(UInt8(ascii: "\\"))
-        bytes.append(UInt8(ascii: "n"))
+        put(UInt8(ascii: "\\"))
+        put(UInt8(ascii: "n"))
       case 0x0D:
-        bytes.append(UInt8(ascii: "\\"))
-        bytes.append(UInt8(ascii: "r"))
+        put(UInt8(ascii: "\\"))
+        put(UInt8(ascii: "r"))
       case 0x09:
-        bytes.append(UInt8(ascii: "\\"))
-        bytes.append(UInt8(ascii: "t"))
+        put(UInt8(ascii: "\\"))
+        put(UInt8(ascii: "t"))
       case 0..<0x20:
-        bytes.append(contentsOf: "\\u00".utf8)
-        bytes.append(Self.hexDigits[Int(byte >> 4)])
-        bytes.append(Self.hexDigits[Int(byte & 0x0F)])
-      default: bytes.append(byte)
+        put(UInt8(ascii: "\\"))
+        put(UInt8(ascii: "u"))
+        put(UInt8(ascii: "0"))
+        put(UInt8(ascii: "0"))
+        put(Self.hexDigits[Int(byte >> 4)])
+        put(Self.hexDigits[Int(byte & 0x0F)])
+      default: put(byte)
       }
     }
-    bytes.append(UInt8(ascii: "\""))
+    put(UInt8(ascii: "\""))
   }
 }
 
@@ -216,15 +304,4 @@ extension JSONValue {
   }
 
   public var encodedString: String { String(decoding: encoded, as: UTF8.self) }
-}
-
-extension JSONWriter {
-  /// The bytes written, in an allocation of their exact size: for output kept long (a session's
-  /// cached state), where the writer's spare capacity would be held for nothing.
-  public var compactedBytes: [UInt8] {
-    [UInt8](unsafeUninitializedCapacity: bytes.count) { buffer, count in
-      _ = buffer.initialize(from: bytes)
-      count = bytes.count
-    }
-  }
 }

@@ -42,7 +42,7 @@ public enum StateJSON {
   /// `expiresAt`, which change only with the version.
   static func encodeHead(id: String, state: NavigationState, times: SessionTimes) -> [UInt8] {
     // Members only, no braces: the writer places the commas between them all the same. Sized to
-    // fit, so that the result is kept as it is, with no copy.
+    // fit, so that the writer never grows.
     let size = 100 + id.utf8.count + state.graph.name.utf8.count + 20
     var writer = JSONWriter(capacity: size)
     writer.key("id")
@@ -55,7 +55,7 @@ public enum StateJSON {
     times.createdAt.withRFC3339 { writer.plainString($0) }
     writer.key("updatedAt")
     times.updatedAt.withRFC3339 { writer.plainString($0) }
-    return writer.bytes.count * 2 > size ? writer.bytes : writer.compactedBytes
+    return writer.bytes
   }
 
   /// `"active":…,"root":…,"path":…,"allowed":…`: the members that depend on the version alone,
@@ -78,8 +78,8 @@ public enum StateJSON {
     writer.endArray()
     writer.key("allowed")
     writeAffordances(state.allowed, into: &writer)
-    // Kept with the session until the next version: an exact copy, not the writer's slack.
-    return writer.compactedBytes
+    // Kept with the session until the next version: `bytes` is exactly the size written.
+    return writer.bytes
   }
 
   /// `{push, sheet, fullScreenCover, replace, tabs, pop, back, dismiss, teardown}`
@@ -228,7 +228,7 @@ public enum StateJSON {
     var writer = JSONWriter(capacity: 256)
     writeEvent(event, into: &writer)
     // Kept in the session's log: its exact size, not the writer's.
-    return writer.compactedBytes
+    return writer.bytes
   }
 
   /// A graph in the same format as the files it is loaded from.

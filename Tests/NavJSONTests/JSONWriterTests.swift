@@ -4,7 +4,9 @@ import Testing
 
 @Suite("JSON writer")
 struct JSONWriterTests {
-  func text(_ writer: JSONWriter) -> String { String(decoding: writer.bytes, as: UTF8.self) }
+  func text(_ writer: borrowing JSONWriter) -> String {
+    String(decoding: writer.bytes, as: UTF8.self)
+  }
 
   @Test("commas and nesting are placed by the writer")
   func structure() {
@@ -41,6 +43,32 @@ struct JSONWriterTests {
     plain.int(0)
     plain.endArray()
     #expect(text(plain) == #"["c12",0]"#)
+  }
+
+  @Test("the writer grows past the capacity it was given, keeping what it wrote")
+  func growth() throws {
+    var writer = JSONWriter(capacity: 1)
+    var expected: [JSONObject.Member] = []
+    writer.beginObject()
+    for index in 0..<2_000 {
+      let name = "k\(index)\""
+      let value: JSONValue = [.string("item \(index)\n"), .int(index * 1_000_003), true, nil]
+      writer.key(named: name)
+      writer.beginArray()
+      writer.string("item \(index)\n")
+      writer.int(index * 1_000_003)
+      writer.bool(true)
+      writer.null()
+      writer.endArray()
+      expected.append(JSONObject.Member(key: name, value: value))
+    }
+    writer.key("last")
+    Array("plain".utf8).withUnsafeBufferPointer { writer.plainString($0) }
+    writer.endObject()
+    expected.append(JSONObject.Member(key: "last", value: "plain"))
+    #expect(writer.byteCount == writer.bytes.count)
+    #expect(writer.byteCount > 60_000)
+    #expect(try JSONParser.parse(writer.bytes) == .object(JSONObject(expected)))
   }
 
   @Test("integers: zero, single digits, many digits, the extremes")
