@@ -1,4 +1,4 @@
-/* The ceiling NavState is measured against: libmicrohttpd answering GET / with ~60 bytes of JSON,
+/* The ceiling NavState is measured against: libmicrohttpd answering any request with ~60 bytes of JSON,
  * epoll with an internal thread pool, as navstate starts it. Usage: hello PORT THREADS */
 #include <microhttpd.h>
 #include <signal.h>
@@ -13,9 +13,12 @@ static struct MHD_Response *response;
 static enum MHD_Result answer(void *cls, struct MHD_Connection *connection, const char *url,
                               const char *method, const char *version, const char *upload_data,
                               size_t *upload_data_size, void **con_cls) {
-  (void)cls; (void)url; (void)method; (void)version; (void)upload_data; (void)upload_data_size;
+  (void)cls; (void)url; (void)method; (void)version; (void)upload_data;
   /* Answer on the second call, as navstate does, so keep-alive behaves the same. */
   if (*con_cls == NULL) { *con_cls = (void *)1; return MHD_YES; }
+  /* Read a request body to its end, as navstate does, so that the workloads' POSTs can be sent
+   * here too: the baseline then gets the very requests navstate gets, from the same script. */
+  if (*upload_data_size != 0) { *upload_data_size = 0; return MHD_YES; }
   return MHD_queue_response(connection, MHD_HTTP_OK, response);
 }
 
