@@ -51,18 +51,30 @@ extension NavigationState {
         allowed.replace = graph.rootChoices.fitting(room: replaceRoom)
       }
     }
-    if let container = visiblePath.last(where: { coordinators.selectedTab(of: $0) != nil }),
-      let node = coordinators[container]
+    // The visible path runs from the root down to the active coordinator, so its last tab
+    // container is the nearest one at or above the active coordinator.
+    if let container = nearestTabContainer(atOrAbove: activeID), let node = coordinators[container]
     {
       allowed.tabs = tabChildren(of: node).compactMap { coordinators[$0]?.route }
     }
     let modal = enclosingModal(of: activeID)
-    allowed.pop = activeFlow().count > 1
+    // The active flow has a pushed screen exactly when its top, the active coordinator, is one.
+    allowed.pop = active.presentation == .push && active.parent != nil
     allowed.back = active.presentation == .push || modal != nil
     allowed.dismiss = modal != nil
-    allowed.teardown = coordinators.values
-      .filter { $0.parent != nil && $0.presentation != .tab }
-      .map(\.id)
+    allowed.teardown = coordinators.ids { $0.parent != nil && $0.presentation != .tab }
     return allowed
+  }
+}
+
+extension NavigationState {
+  /// The nearest coordinator at or above `id` that holds tabs.
+  func nearestTabContainer(atOrAbove id: CoordinatorID) -> CoordinatorID? {
+    var current: CoordinatorID? = id
+    while let candidate = current {
+      if coordinators.selectedTab(of: candidate) != nil { return candidate }
+      current = coordinators.parent(of: candidate)
+    }
+    return nil
   }
 }

@@ -72,6 +72,13 @@ public struct CoordinatorTable: Sendable, Equatable, ExpressibleByDictionaryLite
     position(of: id).flatMap { entries[$0].selectedTab }
   }
 
+  /// The ids of the live coordinators that match, increasing; each read in place.
+  public func ids(where matches: (borrowing Coordinator) -> Bool) -> [CoordinatorID] {
+    var ids: [CoordinatorID] = []
+    for index in entries.indices where matches(entries[index]) { ids.append(entries[index].id) }
+    return ids
+  }
+
   /// Changes the live coordinator `id` where it lies (the subscript's setter would copy it out
   /// and back); nothing when `id` is not live.
   mutating func modify(_ id: CoordinatorID, _ change: (inout Coordinator) -> Void) {
