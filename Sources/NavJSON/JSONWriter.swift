@@ -109,20 +109,21 @@ public struct JSONWriter: ~Copyable {
     if value.isFinite {
       append(contentsOf: value.description.utf8)
     } else {
-      append(contentsOf: "null".utf8)
+      reserve(4)
+      put("null")
     }
   }
 
   public mutating func bool(_ value: Bool) {
     reserve(6)
     separate()
-    append(contentsOf: (value ? "true" : "false").utf8)
+    put(value ? "true" : "false")
   }
 
   public mutating func null() {
     reserve(5)
     separate()
-    append(contentsOf: "null".utf8)
+    put("null")
   }
 
   /// Members of the open object that are already encoded (`"a":1,"b":2`), written as they are.
@@ -188,6 +189,12 @@ public struct JSONWriter: ~Copyable {
   mutating func put(_ source: UnsafePointer<UInt8>, count length: Int) {
     (start + count).initialize(from: source, count: length)
     count += length
+  }
+
+  /// The caller has reserved room for `text`.
+  @inlinable
+  mutating func put(_ text: StaticString) {
+    put(text.utf8Start, count: text.utf8CodeUnitCount)
   }
 
   /// Appends a sequence whose length is not known ahead (a number's description), reserving
