@@ -131,6 +131,23 @@ public struct JSONWriter: ~Copyable {
     raw(encoded)
   }
 
+  /// Members of the open object already encoded elsewhere, copied from there.
+  public mutating func members(_ encoded: UnsafeBufferPointer<UInt8>) {
+    reserve(encoded.count + 1)
+    separate()
+    if let base = encoded.baseAddress { put(base, count: encoded.count) }
+  }
+
+  /// Members of the open object that were written earlier into this writer (`count` bytes from
+  /// `offset`), written again.
+  public mutating func repeatMembers(at offset: Int, count length: Int) {
+    precondition(offset >= 0 && length >= 0 && offset + length <= count, "written before")
+    reserve(length + 1)
+    separate()
+    // After `reserve`, which may move the buffer; the copy lies after the source.
+    put(start + offset, count: length)
+  }
+
   /// Bytes that are already one JSON value.
   public mutating func raw(_ encoded: [UInt8]) {
     reserve(encoded.count + 1)

@@ -85,9 +85,9 @@ final class SessionRecord: Sendable {
       StateJSON.writeState(data.navigation, id: id, times: times(of: data), into: &writer)
       return writer.bytes
     }
-    var writer = JSONWriter(capacity: cache.head.count + cache.tail.count + 48)
+    var writer = JSONWriter(capacity: cache.head.count + cache.tail.bytes.count + 48)
     StateJSON.writeState(
-      head: cache.head, expiresAt: data.expiresAt, tail: cache.tail, into: &writer)
+      head: cache.head, expiresAt: data.expiresAt, tail: cache.tail.bytes, into: &writer)
     return writer.bytes
   }
 
@@ -99,7 +99,7 @@ final class SessionRecord: Sendable {
       return
     }
     StateJSON.writeState(
-      head: cache.head, expiresAt: data.expiresAt, tail: cache.tail, into: &writer)
+      head: cache.head, expiresAt: data.expiresAt, tail: cache.tail.bytes, into: &writer)
   }
 
   /// The cache brought up to the current version, or nil in a session not in use.

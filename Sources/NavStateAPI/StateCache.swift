@@ -10,22 +10,23 @@ import NavigationCore
 final class StateCache: @unchecked Sendable {
   private(set) var version = -1
   private(set) var head: [UInt8] = []
-  private(set) var tail: [UInt8] = []
+  private(set) var tail = EncodedTail(bytes: [], identities: [])
   /// The tree `tail` was encoded from. The tail depends on the tree alone, so a version that
   /// leaves an equal tree (a push and its pop in one batch) keeps it. This shares its storage
   /// with the session's live table, so it costs no memory of its own until the tree changes.
   private(set) var tree: (root: CoordinatorID?, coordinators: CoordinatorTable)?
   /// The tree and tail encoded before those: a push and then its pop (two calls, two versions)
   /// comes back to it, and the pop then encodes nothing.
-  private(set) var previous: (root: CoordinatorID?, coordinators: CoordinatorTable, tail: [UInt8])?
+  private(set) var previous:
+    (root: CoordinatorID?, coordinators: CoordinatorTable, tail: EncodedTail)?
 
   /// What it holds beyond the session itself.
   var footprint: Int {
-    var bytes = MemoryFootprint.stateCache + head.capacity + tail.capacity
+    var bytes = MemoryFootprint.stateCache + head.capacity + tail.footprint
     if let previous {
       // Its tail, and its table's entries (the coordinators' own storage is shared).
       bytes +=
-        previous.tail.capacity + previous.coordinators.count * MemoryFootprint.coordinatorEntry
+        previous.tail.footprint + previous.coordinators.count * MemoryFootprint.coordinatorEntry
     }
     return bytes
   }
@@ -43,7 +44,8 @@ final class StateCache: @unchecked Sendable {
       tail = previous.tail
     } else {
       previous = tree.map { ($0.root, $0.coordinators, tail) }
-      tail = StateJSON.encodeTail(of: state)
+      // Copying the identities of the coordinators the tree keeps from the tail before.
+      tail = StateJSON.encodeTail(of: state, reusing: tail)
     }
     tree = current
     version = state.version

@@ -22,7 +22,7 @@ public enum StateJSON {
   ) {
     writeState(
       head: encodeHead(id: id, state: state, times: times), expiresAt: times.expiresAt,
-      tail: encodeTail(of: state), into: &writer)
+      tail: encodeTail(of: state).bytes, into: &writer)
   }
 
   /// The state with its head and tail already encoded (see ``encodeHead(id:state:times:)`` and
@@ -60,26 +60,53 @@ public enum StateJSON {
 
   /// `"active":…,"root":…,"path":…,"allowed":…`: the members that depend on the version alone,
   /// so that a session encodes them once per version (the times change on every read).
-  static func encodeTail(of state: NavigationState) -> [UInt8] {
+  ///
+  /// The identities of coordinators that `earlier` holds are copied from it (see
+  /// ``EncodedTail``), and the path's from the tree just written, so that only coordinators new
+  /// since `earlier` are encoded.
+  static func encodeTail(of state: NavigationState, reusing earlier: EncodedTail? = nil)
+    -> EncodedTail
+  {
+    let earlierBytes = earlier?.bytes ?? []
+    let earlierIdentities = earlier?.identities ?? []
     // Members only, no braces (see encodeHead).
-    var writer = JSONWriter(capacity: 1024)
+    var writer = JSONWriter(capacity: Swift.max(1024, earlierBytes.count + 256))
+    var identities: [EncodedTail.Span] = []
+    identities.reserveCapacity(state.coordinators.count)
     writer.key("active")
     if let active = state.activeID { writeID(active, into: &writer) } else { writer.null() }
     writer.key("root")
-    if let root = state.rootID { writeTree(root, of: state, into: &writer) } else { writer.null() }
+    if let root = state.rootID {
+      earlierBytes.withUnsafeBufferPointer { earlierBytes in
+        earlierIdentities.withUnsafeBufferPointer { earlierIdentities in
+          writeTree(
+            root, of: state, copying: (earlierBytes, earlierIdentities), recording: &identities,
+            into: &writer)
+        }
+      }
+    } else {
+      writer.null()
+    }
+    // In tree order, which is id order unless a coordinator started under an older sibling.
+    identities.sort { $0.id < $1.id }
     writer.key("path")
     writer.beginArray()
-    for id in state.visiblePath {
-      guard let node = state[id] else { continue }
-      writer.beginObject()
-      writeIdentity(node, into: &writer)
-      writer.endObject()
+    identities.withUnsafeBufferPointer { identities in
+      for id in state.visiblePath {
+        writer.beginObject()
+        if let span = EncodedTail.span(of: id, in: identities) {
+          writer.repeatMembers(at: span.start, count: span.count)
+        } else if let node = state[id] {
+          writeIdentity(node, into: &writer)
+        }
+        writer.endObject()
+      }
     }
     writer.endArray()
     writer.key("allowed")
     writeAffordances(state.allowed, into: &writer)
     // Kept with the session until the next version: `bytes` is exactly the size written.
-    return writer.bytes
+    return EncodedTail(bytes: writer.bytes, identities: identities)
   }
 
   /// `{push, sheet, fullScreenCover, replace, tabs, pop, back, dismiss, teardown}`
@@ -136,32 +163,50 @@ public enum StateJSON {
     writer.string(node.presentation.rawValue)
   }
 
-  /// The nested tree; iterative so that depth costs no stack.
+  /// The nested tree; iterative so that depth costs no stack. Each identity is copied from
+  /// `earlier` when it holds it, and where it lies is recorded in `identities`.
   private static func writeTree(
-    _ root: CoordinatorID, of state: NavigationState, into writer: inout JSONWriter
+    _ root: CoordinatorID, of state: NavigationState,
+    copying earlier: (
+      bytes: UnsafeBufferPointer<UInt8>, identities: UnsafeBufferPointer<EncodedTail.Span>
+    ),
+    recording identities: inout [EncodedTail.Span], into writer: inout JSONWriter
   ) {
     enum Step {
       case open(CoordinatorID)
       case close
     }
     var steps: [Step] = [.open(root)]
+    // Each coordinator opens and closes once.
+    steps.reserveCapacity(2 * state.coordinators.count)
     while let step = steps.popLast() {
       switch step {
       case .close:
         writer.endArray()
         writer.endObject()
       case .open(let id):
-        guard let node = state[id] else { continue }
+        let copied = EncodedTail.span(of: id, in: earlier.identities)
+        let node = copied == nil ? state[id] : nil
+        guard copied != nil || node != nil else { continue }
         writer.beginObject()
-        writeIdentity(node, into: &writer)
-        if let selected = node.selectedTab {
+        let start = writer.byteCount
+        if let copied {
+          writer.members(
+            UnsafeBufferPointer(rebasing: earlier.bytes[copied.start..<copied.start + copied.count])
+          )
+        } else if let node {
+          writeIdentity(node, into: &writer)
+        }
+        identities.append(
+          EncodedTail.Span(id: id.number, start: start, count: writer.byteCount - start))
+        if let selected = state.coordinators.selectedTab(of: id) {
           writer.key("selectedTab")
           writer.int(selected)
         }
         writer.key("children")
         writer.beginArray()
         steps.append(.close)
-        for child in node.children.reversed() { steps.append(.open(child)) }
+        for child in state.coordinators.children(of: id).reversed() { steps.append(.open(child)) }
       }
     }
   }

@@ -104,17 +104,34 @@ import Testing
     let detail = { (id: Int) in
       Command.push(RouteRequest(route: "detail", params: JSONObject(["id": .int(id)])))
     }
+    // Pushes and pops (tails reused whole), modals, a replaced root, tabs whose children start
+    // under older siblings (ids out of tree order), deep links that keep a prefix: every tail
+    // copies some identities from the one before.
     let walk: [Command] = [
       detail(1), .pop(), detail(2), .pop(), detail(3),
       .present(RouteRequest(route: "settings"), style: .sheet),
       .dismiss(), .pop(), .batch([detail(4), .pop()]), detail(5), .pop(), .pop(.count(1)),
+      detail(6), detail(7),
+      .replace(RouteRequest(route: "detail", params: JSONObject(["id": .int(8)]))),
+      .deepLink("myapp://tabs"), .selectTab(.index(1)), detail(9), .selectTab(.index(0)),
+      detail(10), .selectTab(.route("search")), detail(11),
+      .present(RouteRequest(route: "settings"), style: .sheet),
+      .deepLink("myapp://tabs/search?query=swift"), .deepLink("myapp://master/detail/3"),
+      .batch([detail(12), detail(13), .pop(.toRoot)]),
     ]
+    var copiedIdentities = 0
     for command in walk {
       try record.data.withLock { data throws in
+        let before = data.cache?.tail.identities.map(\.id) ?? []
         _ = try? data.navigation.apply(command)
         _ = record.encodedState(of: &data)
-        #expect(data.cache?.tail == StateJSON.encodeTail(of: data.navigation), "after \(command)")
+        let fresh = StateJSON.encodeTail(of: data.navigation)
+        let kept = data.cache.map { String(decoding: $0.tail.bytes, as: UTF8.self) }
+        #expect(kept == String(decoding: fresh.bytes, as: UTF8.self), "after \(command)")
+        #expect(data.cache?.tail.identities.map(\.id) == fresh.identities.map(\.id))
+        copiedIdentities += Set(before).intersection(fresh.identities.map(\.id)).count
       }
     }
+    #expect(copiedIdentities > 20)
   }
 }
