@@ -273,49 +273,60 @@ public struct JSONWriter: ~Copyable {
   private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
   private mutating func appendQuoted(_ text: String) {
-    var text = text
-    // Most strings (ids, routes, keys) need no escaping: copy them whole.
-    let copied = text.withUTF8 { utf8 -> Bool in
-      // A plain loop: `contains(where:)` with a function value costs a call per byte.
-      for byte in utf8 where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
-      {
-        return false
-      }
-      reserve(utf8.count + 2)
-      put(UInt8(ascii: "\""))
-      if let base = utf8.baseAddress { put(base, count: utf8.count) }
-      put(UInt8(ascii: "\""))
-      return true
+    // Native strings (every one this service builds or decodes) lend their bytes in place.
+    let lent: Void? = text.utf8.withContiguousStorageIfAvailable { appendQuoted(utf8: $0) }
+    if lent == nil {
+      let bytes = Array(text.utf8)
+      bytes.withUnsafeBufferPointer { appendQuoted(utf8: $0) }
     }
-    if copied { return }
-    // At most six bytes for each one (`\u00XX`), and the quotes.
-    reserve(text.utf8.count * 6 + 2)
+  }
+
+  /// Copies the bytes while they need no escaping (ids, routes, keys: all of them, mostly), then
+  /// escapes the rest.
+  private mutating func appendQuoted(utf8: UnsafeBufferPointer<UInt8>) {
+    reserve(utf8.count + 2)
     put(UInt8(ascii: "\""))
-    for byte in text.utf8 {
-      switch byte {
-      case UInt8(ascii: "\""), UInt8(ascii: "\\"):
-        put(UInt8(ascii: "\\"))
-        put(byte)
-      case 0x0A:
-        put(UInt8(ascii: "\\"))
-        put(UInt8(ascii: "n"))
-      case 0x0D:
-        put(UInt8(ascii: "\\"))
-        put(UInt8(ascii: "r"))
-      case 0x09:
-        put(UInt8(ascii: "\\"))
-        put(UInt8(ascii: "t"))
-      case 0..<0x20:
-        put(UInt8(ascii: "\\"))
-        put(UInt8(ascii: "u"))
-        put(UInt8(ascii: "0"))
-        put(UInt8(ascii: "0"))
-        put(Self.hexDigits[Int(byte >> 4)])
-        put(Self.hexDigits[Int(byte & 0x0F)])
-      default: put(byte)
-      }
+    let output = start + count
+    var copied = 0
+    while copied < utf8.count {
+      let byte = utf8[copied]
+      if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { break }
+      output[copied] = byte
+      copied += 1
+    }
+    count += copied
+    if copied < utf8.count {
+      // At most six bytes for each one left (`\u00XX`), and the closing quote.
+      reserve((utf8.count - copied) * 6 + 1)
+      for byte in utf8[copied...] { putEscaped(byte) }
     }
     put(UInt8(ascii: "\""))
+  }
+
+  /// The caller has reserved six bytes.
+  private mutating func putEscaped(_ byte: UInt8) {
+    switch byte {
+    case UInt8(ascii: "\""), UInt8(ascii: "\\"):
+      put(UInt8(ascii: "\\"))
+      put(byte)
+    case 0x0A:
+      put(UInt8(ascii: "\\"))
+      put(UInt8(ascii: "n"))
+    case 0x0D:
+      put(UInt8(ascii: "\\"))
+      put(UInt8(ascii: "r"))
+    case 0x09:
+      put(UInt8(ascii: "\\"))
+      put(UInt8(ascii: "t"))
+    case 0..<0x20:
+      put(UInt8(ascii: "\\"))
+      put(UInt8(ascii: "u"))
+      put(UInt8(ascii: "0"))
+      put(UInt8(ascii: "0"))
+      put(Self.hexDigits[Int(byte >> 4)])
+      put(Self.hexDigits[Int(byte & 0x0F)])
+    default: put(byte)
+    }
   }
 }
 

@@ -30,20 +30,25 @@ extension NavigationState {
   /// tree alone.
   public var allowed: Affordances {
     var allowed = Affordances()
-    guard let activeID, let active = coordinators[activeID],
-      let activeIndex = graph.index(of: active.route)
+    // The active coordinator's fields read in place: a copy of it costs a retain and a release
+    // of each of its members.
+    guard let activeID, let activeRoute = coordinators.route(of: activeID),
+      let presentation = coordinators.presentation(of: activeID),
+      let activeIndex = graph.index(of: activeRoute)
     else { return allowed }
+    let parentID = coordinators.parent(of: activeID)
     let room = limits.maxCoordinators - coordinators.count
     let successors = graph.successors[activeIndex]
     allowed.push = successors.push.fitting(room: room)
     allowed.sheet = successors.sheet.fitting(room: room)
     allowed.fullScreenCover = successors.fullScreenCover.fitting(room: room)
-    if active.presentation != .tab {
+    if presentation != .tab {
       // Replacing frees the active coordinator's whole subtree first.
       let replaceRoom = room + subtreeSize(activeID)
-      if let parentID = active.parent {
-        if let parent = coordinators[parentID], let parentIndex = graph.index(of: parent.route),
-          let choices = graph.successors[parentIndex].choices(as: active.presentation)
+      if let parentID {
+        if let parentRoute = coordinators.route(of: parentID),
+          let parentIndex = graph.index(of: parentRoute),
+          let choices = graph.successors[parentIndex].choices(as: presentation)
         {
           allowed.replace = choices.fitting(room: replaceRoom)
         }
@@ -51,30 +56,29 @@ extension NavigationState {
         allowed.replace = graph.rootChoices.fitting(room: replaceRoom)
       }
     }
-    // The visible path runs from the root down to the active coordinator, so its last tab
-    // container is the nearest one at or above the active coordinator.
-    if let container = nearestTabContainer(atOrAbove: activeID), let node = coordinators[container]
-    {
+    // One walk up from the active coordinator finds both the nearest modal and the nearest tab
+    // container. The visible path runs from the root down to the active coordinator, so its
+    // last tab container is the nearest one at or above it.
+    var modal: CoordinatorID?
+    var tabContainer: CoordinatorID?
+    var current: CoordinatorID? = activeID
+    while let candidate = current, modal == nil || tabContainer == nil {
+      if modal == nil, coordinators.presentation(of: candidate)?.isModal == true {
+        modal = candidate
+      }
+      if tabContainer == nil, coordinators.selectedTab(of: candidate) != nil {
+        tabContainer = candidate
+      }
+      current = coordinators.parent(of: candidate)
+    }
+    if let tabContainer, let node = coordinators[tabContainer] {
       allowed.tabs = tabChildren(of: node).compactMap { coordinators[$0]?.route }
     }
-    let modal = enclosingModal(of: activeID)
     // The active flow has a pushed screen exactly when its top, the active coordinator, is one.
-    allowed.pop = active.presentation == .push && active.parent != nil
-    allowed.back = active.presentation == .push || modal != nil
+    allowed.pop = presentation == .push && parentID != nil
+    allowed.back = presentation == .push || modal != nil
     allowed.dismiss = modal != nil
     allowed.teardown = coordinators.ids { $0.parent != nil && $0.presentation != .tab }
     return allowed
-  }
-}
-
-extension NavigationState {
-  /// The nearest coordinator at or above `id` that holds tabs.
-  func nearestTabContainer(atOrAbove id: CoordinatorID) -> CoordinatorID? {
-    var current: CoordinatorID? = id
-    while let candidate = current {
-      if coordinators.selectedTab(of: candidate) != nil { return candidate }
-      current = coordinators.parent(of: candidate)
-    }
-    return nil
   }
 }

@@ -54,6 +54,10 @@ public struct CoordinatorTable: Sendable, Equatable, ExpressibleByDictionaryLite
   // Single fields, read in place: the tree walks that run on every state read need one field
   // of many coordinators, and copying a whole coordinator costs a retain per member.
 
+  public func route(of id: CoordinatorID) -> String? {
+    position(of: id).map { entries[$0].route }
+  }
+
   public func presentation(of id: CoordinatorID) -> Presentation? {
     position(of: id).map { entries[$0].presentation }
   }
@@ -75,6 +79,7 @@ public struct CoordinatorTable: Sendable, Equatable, ExpressibleByDictionaryLite
   /// The ids of the live coordinators that match, increasing; each read in place.
   public func ids(where matches: (borrowing Coordinator) -> Bool) -> [CoordinatorID] {
     var ids: [CoordinatorID] = []
+    ids.reserveCapacity(entries.count)
     for index in entries.indices where matches(entries[index]) { ids.append(entries[index].id) }
     return ids
   }
