@@ -105,12 +105,17 @@ final class SessionRecord: Sendable {
   /// The cache brought up to the current version, or nil in a session not in use.
   private func cachedState(of data: inout Data) -> StateCache? {
     guard data.cache != nil || data.inUse, !data.ended else { return nil }
-    let cache = data.cache ?? StateCache()
+    let cache =
+      data.cache
+      ?? StateCache(
+        fixedHead: StateJSON.encodeFixedHead(
+          id: id, graph: data.navigation.graph.name, createdAt: createdAt))
     data.cache = cache
     if cache.version != data.navigation.version {
       cache.update(
         to: data.navigation,
-        head: StateJSON.encodeHead(id: id, state: data.navigation, times: times(of: data)))
+        head: StateJSON.encodeHead(
+          fixed: cache.fixedHead, version: data.navigation.version, updatedAt: data.updatedAt))
       data.cacheUncounted = true
     }
     return cache

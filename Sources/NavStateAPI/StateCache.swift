@@ -8,6 +8,8 @@ import NavigationCore
 /// A class so that a session not in use pays one reference for it. Not shared: it is created,
 /// read and changed only under its session's lock.
 final class StateCache: @unchecked Sendable {
+  /// The head's members that never change (the session's id, graph and creation time).
+  let fixedHead: StateJSON.FixedHead
   private(set) var version = -1
   private(set) var head: [UInt8] = []
   private(set) var tail = EncodedTail(bytes: [], identities: [])
@@ -22,7 +24,8 @@ final class StateCache: @unchecked Sendable {
 
   /// What it holds beyond the session itself.
   var footprint: Int {
-    var bytes = MemoryFootprint.stateCache + head.capacity + tail.footprint
+    var bytes =
+      MemoryFootprint.stateCache + fixedHead.footprint + head.capacity + tail.footprint
     if let previous {
       // Its tail, and its table's entries (the coordinators' own storage is shared).
       bytes +=
@@ -31,13 +34,18 @@ final class StateCache: @unchecked Sendable {
     return bytes
   }
 
+  init(fixedHead: StateJSON.FixedHead) {
+    self.fixedHead = fixedHead
+  }
+
   func update(to state: NavigationState, head: [UInt8]) {
     self.head = head
     let current = (root: state.rootID, coordinators: state.coordinators)
-    if let tree, tree.root == current.root, tree.coordinators == current.coordinators {
+    if let tree, tree.root == current.root, tree.coordinators.hasSameTree(as: current.coordinators)
+    {
       // Equal trees, equal tails; keep the current storage only, so the old one is freed.
     } else if let previous, previous.root == current.root,
-      previous.coordinators == current.coordinators
+      previous.coordinators.hasSameTree(as: current.coordinators)
     {
       // Back to the tree before: its tail becomes current, and the current one previous.
       self.previous = tree.map { ($0.root, $0.coordinators, tail) }

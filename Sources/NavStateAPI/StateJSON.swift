@@ -41,20 +41,42 @@ public enum StateJSON {
   /// `"id":…,"graph":…,"version":…,"createdAt":…,"updatedAt":…`: the members before
   /// `expiresAt`, which change only with the version.
   static func encodeHead(id: String, state: NavigationState, times: SessionTimes) -> [UInt8] {
-    // Members only, no braces: the writer places the commas between them all the same. Sized to
-    // fit, so that the writer never grows.
-    let size = 100 + id.utf8.count + state.graph.name.utf8.count + 20
-    var writer = JSONWriter(capacity: size)
+    encodeHead(
+      fixed: encodeFixedHead(id: id, graph: state.graph.name, createdAt: times.createdAt),
+      version: state.version, updatedAt: times.updatedAt)
+  }
+
+  /// What a session's head never changes: `"id":…,"graph":…` and the text of `createdAt`.
+  struct FixedHead {
+    var idAndGraph: [UInt8]
+    var createdAt: [UInt8]
+
+    var footprint: Int { idAndGraph.capacity + createdAt.capacity }
+  }
+
+  static func encodeFixedHead(id: String, graph: String, createdAt: Timestamp) -> FixedHead {
+    var writer = JSONWriter(capacity: 40 + id.utf8.count + graph.utf8.count)
     writer.key("id")
     writer.string(id)
     writer.key("graph")
-    writer.string(state.graph.name)
+    writer.string(graph)
+    let idAndGraph = writer.bytes
+    return FixedHead(idAndGraph: idAndGraph, createdAt: createdAt.withRFC3339 { Array($0) })
+  }
+
+  /// The head from its fixed parts and what a version changes.
+  static func encodeHead(fixed: FixedHead, version: Int, updatedAt: Timestamp) -> [UInt8] {
+    // Members only, no braces: the writer places the commas between them all the same. Sized to
+    // fit, so that the writer never grows.
+    var writer = JSONWriter(
+      capacity: fixed.idAndGraph.count + fixed.createdAt.count + 100)
+    writer.members(fixed.idAndGraph)
     writer.key("version")
-    writer.int(state.version)
+    writer.int(version)
     writer.key("createdAt")
-    times.createdAt.withRFC3339 { writer.plainString($0) }
+    fixed.createdAt.withUnsafeBufferPointer { writer.plainString($0) }
     writer.key("updatedAt")
-    times.updatedAt.withRFC3339 { writer.plainString($0) }
+    updatedAt.withRFC3339 { writer.plainString($0) }
     return writer.bytes
   }
 
@@ -73,8 +95,10 @@ public enum StateJSON {
     var writer = JSONWriter(capacity: Swift.max(1024, earlierBytes.count + 256))
     var identities: [EncodedTail.Span] = []
     identities.reserveCapacity(state.coordinators.count)
+    // The active coordinator is the last of the visible path; found once for all three uses.
+    let path = state.visiblePath
     writer.key("active")
-    if let active = state.activeID { writeID(active, into: &writer) } else { writer.null() }
+    if let active = path.last { writeID(active, into: &writer) } else { writer.null() }
     writer.key("root")
     if let root = state.rootID {
       earlierBytes.withUnsafeBufferPointer { earlierBytes in
@@ -92,7 +116,7 @@ public enum StateJSON {
     writer.key("path")
     writer.beginArray()
     identities.withUnsafeBufferPointer { identities in
-      for id in state.visiblePath {
+      for id in path {
         writer.beginObject()
         if let span = EncodedTail.span(of: id, in: identities) {
           writer.repeatMembers(at: span.start, count: span.count)
@@ -104,7 +128,7 @@ public enum StateJSON {
     }
     writer.endArray()
     writer.key("allowed")
-    writeAffordances(state.allowed, into: &writer)
+    writeAffordances(state.allowed(active: path.last), into: &writer)
     // Kept with the session until the next version: `bytes` is exactly the size written.
     return EncodedTail(bytes: writer.bytes, identities: identities)
   }

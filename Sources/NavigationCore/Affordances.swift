@@ -28,7 +28,10 @@ extension NavigationState {
   /// presentations, the coordinator limit), so the two cannot disagree. The route-to-route part
   /// is worked out once per graph (``RouteGraph/successors``); what remains here depends on the
   /// tree alone.
-  public var allowed: Affordances {
+  public var allowed: Affordances { allowed(active: activeID) }
+
+  /// ``allowed`` for a caller that has found `activeID` already (the last of the visible path).
+  public func allowed(active activeID: CoordinatorID?) -> Affordances {
     var allowed = Affordances()
     // The active coordinator's fields read in place: a copy of it costs a retain and a release
     // of each of its members.

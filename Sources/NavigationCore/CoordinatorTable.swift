@@ -51,6 +51,25 @@ public struct CoordinatorTable: Sendable, Equatable, ExpressibleByDictionaryLite
     }
   }
 
+  /// Whether `other`, a table of the same session, holds the same tree: the same ids, each with
+  /// the same children in the same order and the same selected tab. Within a session an id is
+  /// never reused and a coordinator's route, params and presentation never change, so these
+  /// decide equality without comparing those.
+  public func hasSameTree(as other: CoordinatorTable) -> Bool {
+    guard entries.count == other.entries.count else { return false }
+    return entries.withUnsafeBufferPointer { mine in
+      other.entries.withUnsafeBufferPointer { theirs in
+        for index in mine.indices {
+          guard mine[index].id == theirs[index].id,
+            mine[index].selectedTab == theirs[index].selectedTab,
+            mine[index].children == theirs[index].children
+          else { return false }
+        }
+        return true
+      }
+    }
+  }
+
   // Single fields, read in place: the tree walks that run on every state read need one field
   // of many coordinators, and copying a whole coordinator costs a retain per member.
 
