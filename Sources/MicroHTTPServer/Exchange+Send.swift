@@ -20,6 +20,12 @@ extension Exchange {
           raw.count, UnsafeMutableRawPointer(mutating: raw.baseAddress),
           MHD_ResponseMemoryMode.RESPMEM_MUST_COPY)
       }
+    case .buffer(let buffer):
+      // MHD holds a reference while it sends, and lets go through releaseBodyBuffer.
+      let retained = Unmanaged.passRetained(buffer).toOpaque()
+      mhdResponse = MHD_create_response_from_buffer_with_free_callback_cls(
+        buffer.count, UnsafeMutableRawPointer(mutating: buffer.start), releaseBodyBuffer, retained)
+      if mhdResponse == nil { Unmanaged<BodyBuffer>.fromOpaque(retained).release() }
     case .stream(let stream):
       guard context.streams.attach(stream, to: UnsafeHandle(pointer: connection)) else {
         context.log("an HTTPStream was returned in more than one response")
@@ -70,4 +76,10 @@ extension Exchange {
   static let internalError = HTTPResponse.problem(
     status: 500, code: "internal_error", title: "Internal Server Error",
     detail: "The server could not produce a response.")
+}
+
+/// MHD_ContentReaderFreeCallback for a ``BodyBuffer`` body: MHD is done with it.
+private func releaseBodyBuffer(_ cls: UnsafeMutableRawPointer?) {
+  guard let cls else { return }
+  Unmanaged<BodyBuffer>.fromOpaque(cls).release()
 }

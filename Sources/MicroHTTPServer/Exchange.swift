@@ -28,8 +28,9 @@ struct Exchange {
     let framing = RequestFraming.decide(
       contentLengths: request.contentLengths, transferEncodings: request.transferEncodings,
       maxBodyBytes: context.maxBodyBytes)
-    request.contentLengths = []
-    request.transferEncodings = []
+    // Emptied but kept: a connection's next request (almost always) has a Content-Length again.
+    request.contentLengths.removeAll(keepingCapacity: true)
+    request.transferEncodings.removeAll(keepingCapacity: true)
     switch framing {
     case .reject(let status, let code, let detail):
       return refuse(

@@ -17,6 +17,8 @@ public struct HTTPResponse: Sendable {
   public enum Body: Sendable {
     /// The whole body, sent with a `Content-Length`.
     case bytes([UInt8])
+    /// The whole body, sent from the buffer without a copy.
+    case buffer(BodyBuffer)
     /// A body produced over time, sent with chunked transfer coding (or until close for HTTP/1.0).
     case stream(HTTPStream)
   }
@@ -25,6 +27,12 @@ public struct HTTPResponse: Sendable {
     self.status = status
     self.headers = headers
     self.body = .bytes(body)
+  }
+
+  public init(status: Int, headers: HTTPHeaders = .init(), body: BodyBuffer) {
+    self.status = status
+    self.headers = headers
+    self.body = .buffer(body)
   }
 
   /// A response whose body is written later through `stream`.

@@ -57,8 +57,8 @@ final class RequestState {
     body = []
     tooLarge = false
     discarded = 0
-    contentLengths = []
-    transferEncodings = []
+    contentLengths.removeAll(keepingCapacity: true)
+    transferEncodings.removeAll(keepingCapacity: true)
     blockStart = 0
     if fields.capacity > 64 { fields = [] } else { fields.removeAll(keepingCapacity: true) }
     hostCount = 0

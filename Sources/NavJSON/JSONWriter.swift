@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 /// Writes JSON straight into a byte buffer. Commas are placed by the writer, so callers only say
 /// what comes next; this avoids building a `JSONValue` tree for every response.
 ///
@@ -14,14 +22,25 @@ public struct JSONWriter: ~Copyable {
   @usableFromInline var afterValue = false
 
   public init(capacity: Int = 512) {
-    self.capacity = Swift.max(capacity, 16)
-    start = .allocate(capacity: self.capacity)
+    let buffer = WriterBufferCache.take(Swift.max(capacity, 16))
+    self.capacity = buffer.capacity
+    start = buffer.start.assumingMemoryBound(to: UInt8.self)
   }
 
-  deinit { start.deallocate() }
+  deinit { WriterBufferCache.give(UnsafeMutableRawPointer(start), capacity: capacity) }
 
   /// What has been written, in an array of exactly its size.
   public var bytes: [UInt8] { [UInt8](UnsafeBufferPointer(start: start, count: count)) }
+
+  /// Ends the writer and hands over its buffer, to be given back with
+  /// ``releaseJSONWriterBuffer(_:_:)``: where it starts, how many bytes were written, and its
+  /// capacity. Saves copying what was written when its reader can take the buffer as it is.
+  public consuming func takeBuffer() -> (start: UnsafeMutableRawPointer, count: Int, capacity: Int)
+  {
+    let buffer = (UnsafeMutableRawPointer(start), count, capacity)
+    discard self
+    return buffer
+  }
 
   /// How many bytes have been written.
   public var byteCount: Int { count }
@@ -189,10 +208,10 @@ public struct JSONWriter: ~Copyable {
   @usableFromInline
   mutating func grow(toHold needed: Int) {
     let newCapacity = Swift.max(capacity * 2, needed)
-    let newStart = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
-    newStart.initialize(from: start, count: count)
-    start.deallocate()
-    start = newStart
+    guard let moved = realloc(start, newCapacity) else {
+      fatalError("out of memory for \(newCapacity) bytes")
+    }
+    start = moved.assumingMemoryBound(to: UInt8.self)
     capacity = newCapacity
   }
 
@@ -328,6 +347,11 @@ public struct JSONWriter: ~Copyable {
     default: put(byte)
     }
   }
+}
+
+/// Gives back a buffer from ``JSONWriter/takeBuffer()``.
+public func releaseJSONWriterBuffer(_ start: UnsafeMutableRawPointer, _ capacity: Int) {
+  WriterBufferCache.give(start, capacity: capacity)
 }
 
 extension JSONValue {

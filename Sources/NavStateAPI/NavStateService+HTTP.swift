@@ -54,13 +54,27 @@ extension NavStateService {
   }
 
   static func json(_ status: Int, _ body: [UInt8], etag version: Int? = nil) -> HTTPResponse {
-    let headers =
-      if let version {
-        [("Content-Type", "application/json"), ("ETag", etag(version))]
-      } else {
-        [("Content-Type", "application/json")]
-      }
-    return HTTPResponse(status: status, headers: HTTPHeaders(headers), body: body)
+    HTTPResponse(status: status, headers: jsonHeaders(etag: version), body: body)
+  }
+
+  /// What `writer` wrote as the body, sent from its buffer without a copy.
+  static func json(_ status: Int, _ writer: consuming JSONWriter, etag version: Int? = nil)
+    -> HTTPResponse
+  {
+    HTTPResponse(status: status, headers: jsonHeaders(etag: version), body: BodyBuffer(writer))
+  }
+
+  /// A body already handed over as a buffer (the state, encoded under its session's lock).
+  static func json(_ status: Int, _ body: BodyBuffer, etag version: Int? = nil) -> HTTPResponse {
+    HTTPResponse(status: status, headers: jsonHeaders(etag: version), body: body)
+  }
+
+  private static func jsonHeaders(etag version: Int?) -> HTTPHeaders {
+    if let version {
+      HTTPHeaders([("Content-Type", "application/json"), ("ETag", etag(version))])
+    } else {
+      HTTPHeaders([("Content-Type", "application/json")])
+    }
   }
 
   /// Refuses a body that is not declared JSON (415), with or without a Content-Type: a form

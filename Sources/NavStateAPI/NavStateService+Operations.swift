@@ -127,7 +127,7 @@ extension NavStateService {
       return (data.navigation.version, events)
     }
     store.account(events)
-    var response = Self.json(200, writer.bytes, etag: version)
+    var response = Self.json(200, writer, etag: version)
     if minimal { response.headers.add("Preference-Applied", "return=minimal") }
     return Applied(http: response, events: events.count)
   }

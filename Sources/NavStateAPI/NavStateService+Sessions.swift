@@ -43,7 +43,7 @@ extension NavStateService {
       return data.navigation.version
     }
     logger.debug("session created", metadata: ["session": "\(record.id)"])
-    var response = Self.json(201, writer.bytes)
+    var response = Self.json(201, writer)
     response.headers.add("Location", "/v1/sessions/\(record.id)")
     response.headers.add("ETag", Self.etag(version))
     response.headers.add("Cache-Control", "no-store")
@@ -53,7 +53,7 @@ extension NavStateService {
   func getSession(_ request: HTTPRequest, id: String) throws(APIProblem) -> HTTPResponse {
     let record = try store.authorize(id: id, headers: request.headers)
     let (body, version) = try record.data.withLock {
-      (data) throws(APIProblem) -> ([UInt8], Int) in
+      (data) throws(APIProblem) -> (BodyBuffer, Int) in
       try Self.touch(&data, store: store)
       let body = record.encodedState(of: &data)
       store.noteStateCache(of: record, &data, grew: false)

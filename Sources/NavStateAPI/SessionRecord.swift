@@ -78,17 +78,17 @@ final class SessionRecord: Sendable {
     SessionTimes(createdAt: createdAt, updatedAt: data.updatedAt, expiresAt: data.expiresAt)
   }
 
-  /// The state alone as JSON, in a buffer of the size it needs.
-  func encodedState(of data: inout Data) -> [UInt8] {
+  /// The state alone as JSON, as a response body.
+  func encodedState(of data: inout Data) -> BodyBuffer {
     guard let cache = cachedState(of: &data) else {
       var writer = JSONWriter(capacity: 1024)
       StateJSON.writeState(data.navigation, id: id, times: times(of: data), into: &writer)
-      return writer.bytes
+      return BodyBuffer(writer)
     }
     var writer = JSONWriter(capacity: cache.head.count + cache.tail.bytes.count + 48)
     StateJSON.writeState(
       head: cache.head, expiresAt: data.expiresAt, tail: cache.tail.bytes, into: &writer)
-    return writer.bytes
+    return BodyBuffer(writer)
   }
 
   /// The state as JSON. In a session in use, all of it but `expiresAt` is encoded once per

@@ -85,4 +85,48 @@ final class ConstantRouteTests: XCTestCase {
       XCTAssertEqual(head.header("Content-Length"), "2")
     }
   }
+
+  func testABodyBufferIsSentWholeAndGivenBackOnce() throws {
+    let payload = Array(String(repeating: "0123456789", count: 300).utf8)
+    var router = Router()
+    router.add("GET", "/buffer") { _, _ in
+      let start = UnsafeMutableRawPointer.allocate(byteCount: payload.count, alignment: 1)
+      start.copyMemory(from: payload, byteCount: payload.count)
+      return HTTPResponse(
+        status: 200,
+        body: BodyBuffer(
+          taking: start, count: payload.count, capacity: payload.count,
+          deallocate: countingDeallocate))
+    }
+    var configuration = HTTPServerConfiguration()
+    configuration.host = "127.0.0.1"
+    configuration.port = 0
+    configuration.threads = 2
+    let server = try HTTPServer(configuration: configuration, handler: router)
+    defer { server.shutdown(gracePeriodSeconds: 1) }
+    let client = try RawHTTPClient(port: server.port)
+    let before = bodyBuffersGivenBack.load(ordering: .acquiring)
+    for _ in 0..<3 {
+      try client.send("GET /buffer HTTP/1.1\r\nHost: test\r\n\r\n")
+      let response = try client.readResponse()
+      XCTAssertEqual(response.status, 200)
+      XCTAssertEqual(response.header("Content-Length"), "\(payload.count)")
+      XCTAssertEqual(Array(response.text.utf8), payload)
+    }
+    // Given back once MHD has sent each (it lets go right after the send).
+    var given = 0
+    for _ in 0..<200 {
+      given = bodyBuffersGivenBack.load(ordering: .acquiring) - before
+      if given >= 3 { break }
+      usleep(10_000)
+    }
+    XCTAssertEqual(given, 3)
+  }
+}
+
+private let bodyBuffersGivenBack = Atomic<Int>(0)
+
+private func countingDeallocate(_ start: UnsafeMutableRawPointer, _ capacity: Int) {
+  start.deallocate()
+  bodyBuffersGivenBack.add(1, ordering: .releasing)
 }

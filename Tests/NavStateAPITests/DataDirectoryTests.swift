@@ -78,7 +78,7 @@ import Testing
   }
 
   private func state(_ record: SessionRecord) -> [UInt8] {
-    record.data.withLock { data in record.encodedState(of: &data) }
+    record.data.withLock { data in record.encodedState(of: &data).bytes }
   }
 
   private func events(_ record: SessionRecord) -> [[UInt8]] {

@@ -18,7 +18,7 @@ import Testing
   private func call(_ record: SessionRecord, _ store: SessionStore, at time: Timestamp) -> [UInt8] {
     record.data.withLock { data in
       store.touch(&data, now: time)
-      let bytes = record.encodedState(of: &data)
+      let bytes = record.encodedState(of: &data).bytes
       store.noteStateCache(of: record, &data, grew: false)
       return bytes
     }
