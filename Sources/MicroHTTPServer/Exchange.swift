@@ -29,8 +29,10 @@ struct Exchange {
       contentLengths: request.contentLengths, transferEncodings: request.transferEncodings,
       maxBodyBytes: context.maxBodyBytes)
     // Emptied but kept: a connection's next request (almost always) has a Content-Length again.
-    request.contentLengths.removeAll(keepingCapacity: true)
-    request.transferEncodings.removeAll(keepingCapacity: true)
+    if !request.contentLengths.isEmpty { request.contentLengths.removeAll(keepingCapacity: true) }
+    if !request.transferEncodings.isEmpty {
+      request.transferEncodings.removeAll(keepingCapacity: true)
+    }
     switch framing {
     case .reject(let status, let code, let detail):
       return refuse(

@@ -57,8 +57,9 @@ final class RequestState {
     body = []
     tooLarge = false
     discarded = 0
-    contentLengths.removeAll(keepingCapacity: true)
-    transferEncodings.removeAll(keepingCapacity: true)
+    // Emptied but kept when used: most requests on a connection carry the same framing.
+    if !contentLengths.isEmpty { contentLengths.removeAll(keepingCapacity: true) }
+    if !transferEncodings.isEmpty { transferEncodings.removeAll(keepingCapacity: true) }
     blockStart = 0
     if fields.capacity > 64 { fields = [] } else { fields.removeAll(keepingCapacity: true) }
     hostCount = 0
