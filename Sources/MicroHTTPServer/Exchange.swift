@@ -142,7 +142,8 @@ struct Exchange {
     }
     let body = request.body
     request.body = []
-    let received = ReceivedHeaders(connection: connection)
+    let received = ReceivedHeaders(
+      connection: connection, fields: request.fields, blockStart: request.blockStart)
     // Built in the call, so the request is passed along without a copy of its own.
     let response = context.handler.handle(
       HTTPRequest(method: request.method, target: request.target, received: received, body: body))

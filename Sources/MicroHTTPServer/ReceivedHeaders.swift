@@ -9,11 +9,18 @@ internal import CMicroHTTPD
 final class ReceivedHeaders: @unchecked Sendable {
   // @unchecked: used only on the worker thread that runs the handler, within that call.
   private let connection: OpaquePointer
+  /// Where MHD reported each field, as offsets from `blockStart` (see ``HeaderBlockAudit``): a
+  /// lookup reads these instead of asking MHD, whose list walk and the calls to reach it cost
+  /// about 330 instructions a lookup, four lookups a command.
+  private let fields: [HeaderBlockAudit.Field]
+  private let blockStart: UInt
   private var isOpen = true
   private var address: String?
 
-  init(connection: OpaquePointer) {
+  init(connection: OpaquePointer, fields: [HeaderBlockAudit.Field], blockStart: UInt) {
     self.connection = connection
+    self.fields = fields
+    self.blockStart = blockStart
   }
 
   func close() { isOpen = false }
@@ -23,24 +30,32 @@ final class ReceivedHeaders: @unchecked Sendable {
     withFirst(name) { $0.map { String(decoding: $0, as: UTF8.self) } }
   }
 
-  /// Calls `body` with the first value of `name` where MHD keeps it, or nil.
+  /// Calls `body` with the first value of `name` where MHD keeps it, or nil. Names compare
+  /// without regard to ASCII case, as MHD compares them.
   func withFirst<Result>(_ name: String, _ body: (UnsafeBufferPointer<UInt8>?) -> Result) -> Result
   {
     guard isOpen else { return body(nil) }
     var name = name
-    var value: UnsafePointer<CChar>?
-    var length = 0
-    let found = name.withUTF8 { key in
-      key.withMemoryRebound(to: CChar.self) { key in
-        MHD_lookup_connection_value_n(
-          connection, .HEADER_KIND, key.baseAddress, key.count, &value, &length)
+    let value = name.withUTF8 { firstValue(named: $0) }
+    guard let value else { return body(nil) }
+    guard value.length > 0 else { return body(UnsafeBufferPointer(start: nil, count: 0)) }
+    let start = UnsafePointer<UInt8>(bitPattern: blockStart &+ UInt(bitPattern: value.offset))
+    return body(UnsafeBufferPointer(start: start, count: value.length))
+  }
+
+  /// Where the first field called `name` has its value; the fields lie inside the block, which
+  /// the audit checked before any handler runs.
+  private func firstValue(named name: UnsafeBufferPointer<UInt8>) -> HeaderBlockAudit.Span? {
+    guard let block = UnsafePointer<UInt8>(bitPattern: blockStart) else { return nil }
+    for field in fields where field.name.length == name.count {
+      let candidate = block + field.name.offset
+      var index = 0
+      while index < name.count, candidate[index].asciiLowercased == name[index].asciiLowercased {
+        index += 1
       }
+      if index == name.count { return field.value }
     }
-    guard found == .YES else { return body(nil) }
-    guard let value else { return body(UnsafeBufferPointer(start: nil, count: 0)) }
-    return value.withMemoryRebound(to: UInt8.self, capacity: length) {
-      body(UnsafeBufferPointer(start: $0, count: length))
-    }
+    return nil
   }
 
   /// Every field, in the order received.

@@ -97,6 +97,48 @@ final class HardeningUnitTests: XCTestCase {
     XCTAssertNotNil(ParsedBlock(target: "/a b", fields: [("Host", "x")]).problem)
   }
 
+  /// Values and targets are checked eight bytes at a time where they can be: for random bytes
+  /// at random places the verdict is the byte-by-byte one.
+  func testWordAtATimeChecksAgreeWithTheBytePredicates() {
+    var generator = SystemRandomNumberGenerator()
+    let interesting: [UInt8] = [
+      0x00, 0x01, 0x09, 0x0A, 0x0D, 0x1F, 0x20, 0x21, 0x7E, 0x7F, 0x80, 0xFF,
+    ]
+    func randomBytes(_ count: Int) -> [UInt8] {
+      (0..<count).map { _ in
+        Int.random(in: 0..<4, using: &generator) == 0
+          ? interesting.randomElement(using: &generator)!
+          : UInt8.random(in: 0x21...0x7E, using: &generator)
+      }
+    }
+    for _ in 0..<5_000 {
+      let value = randomBytes(Int.random(in: 0...40, using: &generator))
+      var block = ParsedBlock(
+        fields: [("Host", "x"), ("X-V", String(repeating: "a", count: value.count))])
+      block.bytes.replaceSubrange(
+        block.fields[1].value.offset..<block.fields[1].value.offset + value.count, with: value)
+      let clean = value.allSatisfy(HeaderBlockAudit.isFieldValueByte)
+      XCTAssertEqual(block.problem == nil, clean, "\(value)")
+
+      let target =
+        "/"
+        + String(
+          decoding: randomBytes(Int.random(in: 0...40, using: &generator)).map { $0 & 0x7F },
+          as: UTF8.self)
+      let targetClean = target.utf8.allSatisfy(HeaderBlockAudit.isTargetByte)
+      XCTAssertEqual(
+        ParsedBlock(target: target, fields: [("Host", "x")]).problem == nil, targetClean,
+        target.debugDescription)
+    }
+    for _ in 0..<20_000 {
+      let word = UInt64.random(in: .min ... .max, using: &generator)
+      let bytes = withUnsafeBytes(of: word) { Array($0) }
+      XCTAssertEqual(
+        HeaderBlockAudit.hasByte(in: word, below: 0x2020_2020_2020_2020),
+        bytes.contains { $0 < 0x20 })
+    }
+  }
+
   func testTheDeadlineSweeperAndTheWorkerNeverBothWin() {
     let state = ConnectionState(descriptor: -1, deadline: 1000)
     XCTAssertNil(state.expire(now: 999))

@@ -76,6 +76,27 @@ final class RoutingOverSocketTests: XCTestCase {
     XCTAssertEqual(kept.remoteAddress, "")
   }
 
+  /// Lookups read the fields where libmicrohttpd reported them: the first of a name, in any
+  /// case, an empty value as empty, and no field for a name of the same length that differs.
+  func testHeaderLookupsTakeTheFirstFieldOfANameInAnyCase() throws {
+    let server = try startTestServer()
+    defer { server.shutdown(gracePeriodSeconds: 1) }
+    let client = try RawHTTPClient(port: server.port)
+    let cases: [(fields: String, expected: String)] = [
+      ("X-TAG: first\r\nx-tag: second\r\n", "first"),
+      ("x-tab: near\r\nX-Tag: exact\r\n", "exact"),
+      ("X-Tag:\r\n", ""),
+      ("X-Tab: near\r\nX-Tagged: longer\r\n", "-"),
+      ("", "-"),
+    ]
+    for (fields, expected) in cases {
+      try client.send("GET /keep HTTP/1.1\r\nHost: test\r\n\(fields)\r\n")
+      let response = try client.readResponse()
+      XCTAssertEqual(response.status, 200, fields)
+      XCTAssertEqual(response.text, expected, fields)
+    }
+  }
+
   func testKeepAliveAnswersTwoRequestsOnOneConnection() throws {
     let server = try startTestServer()
     defer { server.shutdown(gracePeriodSeconds: 1) }
