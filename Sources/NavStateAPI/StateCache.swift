@@ -13,24 +13,21 @@ final class StateCache: @unchecked Sendable {
   private(set) var version = -1
   private(set) var head: [UInt8] = []
   private(set) var tail = EncodedTail(bytes: [], identities: [])
-  /// The tree `tail` was encoded from. The tail depends on the tree alone, so a version that
-  /// leaves an equal tree (a push and its pop in one batch) keeps it. This shares its storage
-  /// with the session's live table, so it costs no memory of its own until the tree changes.
-  private(set) var tree: (root: CoordinatorID?, coordinators: CoordinatorTable)?
+  /// The shape of the tree `tail` was encoded from. The tail depends on the tree alone, so a
+  /// version that leaves an equal tree (a push and its pop in one batch) keeps it. A shape, not
+  /// the table itself: a table kept here would share its storage with the session's live one,
+  /// and the next operation would then copy every coordinator before changing it.
+  private(set) var tree: (root: CoordinatorID?, shape: TreeShape)?
   /// The tree and tail encoded before those: a push and then its pop (two calls, two versions)
   /// comes back to it, and the pop then encodes nothing.
-  private(set) var previous:
-    (root: CoordinatorID?, coordinators: CoordinatorTable, tail: EncodedTail)?
+  private(set) var previous: (root: CoordinatorID?, shape: TreeShape, tail: EncodedTail)?
 
   /// What it holds beyond the session itself.
   var footprint: Int {
     var bytes =
       MemoryFootprint.stateCache + fixedHead.footprint + head.capacity + tail.footprint
-    if let previous {
-      // Its tail, and its table's entries (the coordinators' own storage is shared).
-      bytes +=
-        previous.tail.footprint + previous.coordinators.count * MemoryFootprint.coordinatorEntry
-    }
+      + (tree?.shape.footprint ?? 0)
+    if let previous { bytes += previous.tail.footprint + previous.shape.footprint }
     return bytes
   }
 
@@ -40,18 +37,15 @@ final class StateCache: @unchecked Sendable {
 
   func update(to state: NavigationState, head: [UInt8]) {
     self.head = head
-    let current = (root: state.rootID, coordinators: state.coordinators)
-    if let tree, tree.root == current.root, tree.coordinators.hasSameTree(as: current.coordinators)
-    {
-      // Equal trees, equal tails; keep the current storage only, so the old one is freed.
-    } else if let previous, previous.root == current.root,
-      previous.coordinators.hasSameTree(as: current.coordinators)
-    {
+    let current = (root: state.rootID, shape: state.coordinators.shape)
+    if let tree, tree == current {
+      // Equal trees, equal tails.
+    } else if let previous, previous.root == current.root, previous.shape == current.shape {
       // Back to the tree before: its tail becomes current, and the current one previous.
-      self.previous = tree.map { ($0.root, $0.coordinators, tail) }
+      self.previous = tree.map { ($0.root, $0.shape, tail) }
       tail = previous.tail
     } else {
-      previous = tree.map { ($0.root, $0.coordinators, tail) }
+      previous = tree.map { ($0.root, $0.shape, tail) }
       // Copying the identities of the coordinators the tree keeps from the tail before.
       tail = StateJSON.encodeTail(of: state, reusing: tail)
     }

@@ -81,7 +81,7 @@ extension NavigationState {
     allowed.pop = presentation == .push && parentID != nil
     allowed.back = presentation == .push || modal != nil
     allowed.dismiss = modal != nil
-    allowed.teardown = coordinators.ids { $0.parent != nil && $0.presentation != .tab }
+    allowed.teardown = coordinators.childIDs(notShownAs: .tab)
     return allowed
   }
 }

@@ -51,23 +51,21 @@ public struct CoordinatorTable: Sendable, Equatable, ExpressibleByDictionaryLite
     }
   }
 
-  /// Whether `other`, a table of the same session, holds the same tree: the same ids, each with
-  /// the same children in the same order and the same selected tab. Within a session an id is
-  /// never reused and a coordinator's route, params and presentation never change, so these
-  /// decide equality without comparing those.
-  public func hasSameTree(as other: CoordinatorTable) -> Bool {
-    guard entries.count == other.entries.count else { return false }
-    return entries.withUnsafeBufferPointer { mine in
-      other.entries.withUnsafeBufferPointer { theirs in
-        for index in mine.indices {
-          guard mine[index].id == theirs[index].id,
-            mine[index].selectedTab == theirs[index].selectedTab,
-            mine[index].children == theirs[index].children
-          else { return false }
-        }
-        return true
-      }
+  /// What decides whether two tables of one session hold the same tree: the ids, each with its
+  /// children in order and its selected tab. Within a session an id is never reused and a
+  /// coordinator's route, params and presentation never change, so equal shapes are equal
+  /// trees. Kept in place of a table to compare with later, it shares nothing with the table,
+  /// which then stays uniquely held and changes in place.
+  public var shape: TreeShape {
+    var words: [Int] = []
+    words.reserveCapacity(entries.count * 4)
+    for index in entries.indices {
+      words.append(entries[index].id.number)
+      words.append(entries[index].selectedTab ?? -1)
+      words.append(entries[index].children.count)
+      for child in entries[index].children { words.append(child.number) }
     }
+    return TreeShape(words: words)
   }
 
   // Single fields, read in place: the tree walks that run on every state read need one field
@@ -95,11 +93,16 @@ public struct CoordinatorTable: Sendable, Equatable, ExpressibleByDictionaryLite
     position(of: id).flatMap { entries[$0].selectedTab }
   }
 
-  /// The ids of the live coordinators that match, increasing; each read in place.
-  public func ids(where matches: (borrowing Coordinator) -> Bool) -> [CoordinatorID] {
+  /// The ids of the live coordinators that have a parent and are not shown as `excluded`,
+  /// increasing: two fields of each read in place (a coordinator handed to a predicate would be
+  /// copied out, a retain and a release of each of its members).
+  public func childIDs(notShownAs excluded: Presentation) -> [CoordinatorID] {
     var ids: [CoordinatorID] = []
     ids.reserveCapacity(entries.count)
-    for index in entries.indices where matches(entries[index]) { ids.append(entries[index].id) }
+    for index in entries.indices
+    where entries[index].parent != nil && entries[index].presentation != excluded {
+      ids.append(entries[index].id)
+    }
     return ids
   }
 
@@ -168,4 +171,13 @@ public struct CoordinatorTable: Sendable, Equatable, ExpressibleByDictionaryLite
     }
     return low
   }
+}
+
+/// A tree's shape (see ``CoordinatorTable/shape``), flat: for each coordinator by id, its id,
+/// its selected tab (-1 for none), its number of children and their ids.
+public struct TreeShape: Sendable, Equatable {
+  fileprivate var words: [Int]
+
+  /// The memory it holds.
+  public var footprint: Int { words.capacity * MemoryLayout<Int>.stride }
 }

@@ -49,9 +49,16 @@ struct PendingEvents {
 
   /// Closes one operation (a batch holds several, each ordered on its own).
   mutating func endOperation() {
-    ordered += stops
-    ordered += others
-    stops.removeAll()
-    others.removeAll()
+    // Most operations are one: their events are taken over rather than copied.
+    if ordered.isEmpty && others.isEmpty {
+      swap(&ordered, &stops)
+    } else if ordered.isEmpty && stops.isEmpty {
+      swap(&ordered, &others)
+    } else {
+      ordered += stops
+      ordered += others
+      stops.removeAll()
+      others.removeAll()
+    }
   }
 }

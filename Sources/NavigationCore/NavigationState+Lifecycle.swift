@@ -33,21 +33,29 @@ extension NavigationState {
   /// Stops `id` and everything under it, the deepest first, and frees it from its parent.
   /// Every removal, whatever its cause, comes through here.
   mutating func stop(_ id: CoordinatorID, reason: StopReason, into pending: inout PendingEvents) {
-    guard let node = coordinators[id] else { return }
-    if let parent = node.parent {
+    // Fields read in place: a copy of a coordinator retains each of its members.
+    guard let route = coordinators.route(of: id) else { return }
+    if let parent = coordinators.parent(of: id) {
       coordinators.modify(parent) { $0.children.removeAll { $0 == id } }
     }
     if rootID == id { rootID = nil }
+    let children = coordinators.children(of: id)
+    if children.isEmpty {
+      // A leaf, as a pop or a dismiss mostly stops: no walk.
+      coordinators[id] = nil
+      pending.stopped(.stopped(id, route: route, reason: reason))
+      return
+    }
     // Post-order without recursion: a deep tree cannot exhaust the stack.
     var stack: [(id: CoordinatorID, childrenDone: Bool)] = [(id, false)]
     while let (current, childrenDone) = stack.popLast() {
-      guard let coordinator = coordinators[current] else { continue }
+      guard let route = coordinators.route(of: current) else { continue }
       if childrenDone {
         coordinators[current] = nil
-        pending.stopped(.stopped(current, route: coordinator.route, reason: reason))
+        pending.stopped(.stopped(current, route: route, reason: reason))
       } else {
         stack.append((current, true))
-        for child in coordinator.children { stack.append((child, false)) }
+        for child in coordinators.children(of: current) { stack.append((child, false)) }
       }
     }
   }

@@ -51,7 +51,10 @@ public struct NavigationState: Sendable {
   /// Root, then at each step the modal child, else the push child, else the selected tab.
   public var visiblePath: [CoordinatorID] {
     guard var current = rootID else { return [] }
-    var path = [current]
+    var path: [CoordinatorID] = []
+    // Room for the deepest path at once, rather than growing 1, 2, 4.
+    path.reserveCapacity(coordinators.count)
+    path.append(current)
     while let next = visibleChild(of: current) {
       path.append(next)
       current = next
@@ -94,7 +97,9 @@ public struct NavigationState: Sendable {
   /// coordinator, which is always the flow's top.
   func activeFlow() -> [CoordinatorID] {
     guard var current = activeID else { return [] }
-    var chain = [current]
+    var chain: [CoordinatorID] = []
+    chain.reserveCapacity(coordinators.count)
+    chain.append(current)
     while coordinators.presentation(of: current) == .push,
       let parent = coordinators.parent(of: current)
     {
@@ -117,6 +122,8 @@ public struct NavigationState: Sendable {
 
   /// How many coordinators the subtree at `id` holds.
   func subtreeSize(_ id: CoordinatorID) -> Int {
+    // A leaf (what a push or a present leaves active) needs no walk.
+    if coordinators.children(of: id).isEmpty { return 1 }
     var count = 0
     var stack = [id]
     while let next = stack.popLast() {

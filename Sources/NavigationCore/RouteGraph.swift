@@ -5,6 +5,10 @@ public final class RouteGraph: Sendable {
   /// Routes in file order: deep links try them in this order.
   public let routes: [Route]
   private let indexByName: [String: Int]
+  /// The route names in file order, searched in place of `indexByName` while there are few: a
+  /// route name of up to 15 bytes is a small string, which compares equal by its bits, so a scan
+  /// of a few of them costs less than hashing one.
+  private let smallNames: [String]?
   /// For each route (by index), what may be shown from it; worked out once, when loaded, so
   /// that a state's `allowed` costs no set lookups.
   let successors: [Successors]
@@ -19,6 +23,8 @@ public final class RouteGraph: Sendable {
     var index: [String: Int] = [:]
     for (position, route) in routes.enumerated() { index[route.name] = position }
     self.indexByName = index
+    self.smallNames =
+      routes.count <= Self.scannedRouteCount ? routes.map(\.name) : nil
     func choices(_ matching: (Route) -> Bool) -> Choices {
       Choices(routes.filter(matching))
     }
@@ -32,10 +38,23 @@ public final class RouteGraph: Sendable {
   }
 
   /// The position of the route called `name` in `routes`.
-  func index(of name: String) -> Int? { indexByName[name] }
+  func index(of name: String) -> Int? {
+    guard let smallNames else { return indexByName[name] }
+    return smallNames.withUnsafeBufferPointer { names in
+      var position = 0
+      while position < names.count {
+        if names[position] == name { return position }
+        position += 1
+      }
+      return nil
+    }
+  }
+
+  /// Up to this many routes, names are found by a scan rather than by hashing.
+  static let scannedRouteCount = 16
 
   public func route(named name: String) -> Route? {
-    indexByName[name].map { routes[$0] }
+    index(of: name).map { routes[$0] }
   }
 
   /// Whether a session (or a replaced root) may start at this route.

@@ -2,8 +2,8 @@ import Testing
 
 @testable import NavigationCore
 
-/// `hasSameTree(as:)` compares only ids, children and selected tabs; within one session that must
-/// agree with full equality, since a coordinator's other fields never change.
+/// A table's `shape` holds only ids, children and selected tabs; within one session, comparing
+/// shapes must agree with full equality, since a coordinator's other fields never change.
 @Suite struct TreeShapeTests {
   @Test func sameTreeAgreesWithFullEqualityWithinASession() throws {
     var equalPairs = 0
@@ -17,7 +17,7 @@ import Testing
         _ = try? state.apply(generator.command(in: state))
         for earlier in seen.suffix(6) {
           let equal = earlier == state.coordinators
-          #expect(earlier.hasSameTree(as: state.coordinators) == equal)
+          #expect((earlier.shape == state.coordinators.shape) == equal)
           if equal { equalPairs += 1 } else { unequalPairs += 1 }
         }
         seen.append(state.coordinators)
@@ -32,10 +32,10 @@ import Testing
     var (state, _) = try NavigationState.start(graph: demoGraph, root: RouteRequest(route: "tabs"))
     let before = state.coordinators
     _ = try state.apply(.selectTab(.index(1)))
-    #expect(!before.hasSameTree(as: state.coordinators))
+    #expect(before.shape != state.coordinators.shape)
     _ = try state.apply(.selectTab(.index(0)))
-    #expect(before.hasSameTree(as: state.coordinators))
+    #expect(before.shape == state.coordinators.shape)
     _ = try state.apply(.push(detail(1)))
-    #expect(!before.hasSameTree(as: state.coordinators))
+    #expect(before.shape != state.coordinators.shape)
   }
 }
