@@ -33,12 +33,23 @@ public struct HTTPHeaders: Sendable {
 
   /// Calls `body` with the bytes of the first value of `name` (nil when absent), without making a
   /// `String` of it: for values that are only compared, such as a token.
+  /// Inlinable, so that each caller gets a copy for its own `Result`: a generic call across
+  /// modules goes through witness tables, which cost more than the lookup.
+  @inlinable
   public func withFirstValue<Result>(
     _ name: String, _ body: (UnsafeBufferPointer<UInt8>?) -> Result
   ) -> Result {
-    if let received { return received.withFirst(name, body) }
+    if isReceived { return body(receivedValue(name)) }
     guard var value = self[name] else { return body(nil) }
     return value.withUTF8 { body($0) }
+  }
+
+  @usableFromInline var isReceived: Bool { received != nil }
+
+  /// The first value of `name` in a received request's headers, where libmicrohttpd keeps it:
+  /// valid only while the handler runs.
+  @usableFromInline func receivedValue(_ name: String) -> UnsafeBufferPointer<UInt8>? {
+    received?.firstValue(name)
   }
 
   /// Every value of the field `name`, in order.

@@ -27,20 +27,19 @@ final class ReceivedHeaders: @unchecked Sendable {
 
   /// The first value of `name` (MHD compares names without regard to case).
   func first(_ name: String) -> String? {
-    withFirst(name) { $0.map { String(decoding: $0, as: UTF8.self) } }
+    firstValue(name).map { String(decoding: $0, as: UTF8.self) }
   }
 
-  /// Calls `body` with the first value of `name` where MHD keeps it, or nil. Names compare
-  /// without regard to ASCII case, as MHD compares them.
-  func withFirst<Result>(_ name: String, _ body: (UnsafeBufferPointer<UInt8>?) -> Result) -> Result
-  {
-    guard isOpen else { return body(nil) }
+  /// The first value of `name` where MHD keeps it (valid while the handler runs), or nil; empty
+  /// for an empty value. Names compare without regard to ASCII case, as MHD compares them.
+  func firstValue(_ name: String) -> UnsafeBufferPointer<UInt8>? {
+    guard isOpen else { return nil }
     var name = name
     let value = name.withUTF8 { firstValue(named: $0) }
-    guard let value else { return body(nil) }
-    guard value.length > 0 else { return body(UnsafeBufferPointer(start: nil, count: 0)) }
+    guard let value else { return nil }
+    guard value.length > 0 else { return UnsafeBufferPointer(start: nil, count: 0) }
     let start = UnsafePointer<UInt8>(bitPattern: blockStart &+ UInt(bitPattern: value.offset))
-    return body(UnsafeBufferPointer(start: start, count: value.length))
+    return UnsafeBufferPointer(start: start, count: value.length)
   }
 
   /// Where the first field called `name` has its value; the fields lie inside the block, which

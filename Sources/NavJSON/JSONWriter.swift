@@ -99,6 +99,14 @@ public struct JSONWriter: ~Copyable {
     afterValue = false
   }
 
+  /// Writes a member name that almost surely needs no escaping (see `plainString(_:)`).
+  public mutating func key(plain name: String) {
+    plainString(name)
+    reserve(1)
+    put(UInt8(ascii: ":"))
+    afterValue = false
+  }
+
   public mutating func string(_ value: String) {
     reserve(1)
     separate()
@@ -114,6 +122,30 @@ public struct JSONWriter: ~Copyable {
     put(UInt8(ascii: "\""))
     if let base = text.baseAddress { put(base, count: text.count) }
     put(UInt8(ascii: "\""))
+  }
+
+  /// A string known when compiling that needs no escaping, copied as it is.
+  @inlinable
+  public mutating func plainString(_ text: StaticString) {
+    plainString(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+  }
+
+  /// A string that almost surely needs no escaping, such as a name validated when it was loaded
+  /// (letters, digits and `_`): copied from its own bytes in one piece once checked, and escaped
+  /// like any other string if it needs it after all.
+  public mutating func plainString(_ text: String) {
+    var text = text
+    let written = text.withUTF8 { bytes in
+      var index = 0
+      while index < bytes.count {
+        let byte = bytes[index]
+        if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return false }
+        index &+= 1
+      }
+      plainString(bytes)
+      return true
+    }
+    if !written { string(text) }
   }
 
   public mutating func int(_ value: Int) {
@@ -264,19 +296,23 @@ public struct JSONWriter: ~Copyable {
   /// returning how many were written.
   static func writeDigits(of value: Int, to output: UnsafeMutablePointer<UInt8>) -> Int {
     if value < 10 {
-      output[0] = UInt8(ascii: "0") + UInt8(value)
+      output[0] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value)
       return 1
     }
-    var length = 0
-    var remaining = value
-    while remaining > 0 {
-      length += 1
-      remaining /= 10
+    // Counted by comparison (a number has at most 19 digits), then written from the end.
+    var length = 2
+    var bound = 100
+    while length < 19 && value >= bound {
+      length &+= 1
+      bound &*= 10
     }
-    remaining = value
-    for index in stride(from: length - 1, through: 0, by: -1) {
-      output[index] = UInt8(ascii: "0") + UInt8(remaining % 10)
-      remaining /= 10
+    var remaining = value
+    var index = length
+    while index > 0 {
+      index &-= 1
+      let (quotient, digit) = remaining.quotientAndRemainder(dividingBy: 10)
+      output[index] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: digit)
+      remaining = quotient
     }
     return length
   }

@@ -56,15 +56,9 @@ enum MemoryFootprint {
   static let stream = 32 * 1024 + streamBufferLimit
 
   static func session(_ data: SessionRecord.Data) -> Int {
-    var bytes =
-      sessionBase + (data.log.footprint + MemoryFootprint.block) + (data.cache?.footprint ?? 0)
-    for coordinator in data.navigation.coordinators.values {
-      bytes += Self.coordinator
-      for (name, value) in coordinator.params {
-        bytes += name.utf8.count
-        if case .string(let text) = value { bytes += text.utf8.count }
-      }
-    }
-    return bytes
+    let coordinators = data.navigation.coordinators
+    return sessionBase + (data.log.footprint + MemoryFootprint.block)
+      + (data.cache?.footprint ?? 0) + coordinators.count * Self.coordinator
+      + coordinators.paramTextBytes
   }
 }

@@ -114,22 +114,31 @@ func isJSONMediaType(_ contentType: String) -> Bool {
 }
 
 func isJSONMediaType(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+  func isBlank(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
   var end = bytes.firstIndex(of: UInt8(ascii: ";")) ?? bytes.count
   var start = 0
-  func isBlank(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
   while start < end && isBlank(bytes[start]) { start += 1 }
   while end > start && isBlank(bytes[end - 1]) { end -= 1 }
-  func hasSuffix(_ suffix: StaticString) -> Bool {
-    let count = suffix.utf8CodeUnitCount
-    guard end - start >= count else { return false }
-    for offset in 0..<count {
-      var byte = bytes[end - count + offset]
+  // Constants from here: a nested function that captured the variables would check exclusive
+  // access to them on every read.
+  let type = UnsafeBufferPointer(rebasing: bytes[start..<end])
+  return (type.count == 16 && type.hasSuffixIgnoringASCIICase("application/json"))
+    || type.hasSuffixIgnoringASCIICase("+json")
+}
+
+extension UnsafeBufferPointer<UInt8> {
+  /// Whether the bytes end with `suffix` (lower-case ASCII), ignoring ASCII case.
+  fileprivate func hasSuffixIgnoringASCIICase(_ suffix: StaticString) -> Bool {
+    let length = suffix.utf8CodeUnitCount
+    guard count >= length else { return false }
+    let tail = count - length
+    for offset in 0..<length {
+      var byte = self[tail + offset]
       if byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") { byte |= 0x20 }
       guard byte == suffix.utf8Start[offset] else { return false }
     }
     return true
   }
-  return (end - start == 16 && hasSuffix("application/json")) || hasSuffix("+json")
 }
 
 extension Substring {

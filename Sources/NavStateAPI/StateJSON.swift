@@ -138,7 +138,8 @@ public enum StateJSON {
     func writeRoutes(_ name: StaticString, _ routes: [String]) {
       writer.key(name)
       writer.beginArray()
-      for route in routes { writer.string(route) }
+      // Route names are validated when a graph loads: letters, digits and `_`.
+      for route in routes { writer.plainString(route) }
       writer.endArray()
     }
     writer.beginObject()
@@ -180,11 +181,11 @@ public enum StateJSON {
     writer.key("id")
     writeID(node.id, into: &writer)
     writer.key("route")
-    writer.string(node.route)
+    writer.plainString(node.route)
     writer.key("params")
     writeParams(node.params, into: &writer)
     writer.key("presentation")
-    writer.string(node.presentation.rawValue)
+    writer.plainString(node.presentation.jsonName)
   }
 
   /// The nested tree; iterative so that depth costs no stack. Each identity is copied from
@@ -240,8 +241,14 @@ public enum StateJSON {
     writer.beginObject()
     // In name order, as `Params` keeps them.
     for (name, value) in params {
-      writer.key(named: name)
-      writer.value(value.json)
+      // Param names are validated when a graph loads: letters, digits and `_`.
+      writer.key(plain: name)
+      switch value {
+      case .string(let text): writer.string(text)
+      case .int(let number): writer.int(number)
+      case .number(let number): writer.double(number)
+      case .bool(let flag): writer.bool(flag)
+      }
     }
     writer.endObject()
   }
@@ -254,26 +261,26 @@ public enum StateJSON {
     writer.key("version")
     writer.int(event.version)
     writer.key("type")
-    writer.string(event.kind.typeName)
+    writer.plainString(event.kind.jsonType)
     switch event.kind {
     case .started(let id, let route, let params, let presentation, let parent):
       writer.key("coordinator")
       writeID(id, into: &writer)
       writer.key("route")
-      writer.string(route)
+      writer.plainString(route)
       writer.key("params")
       writeParams(params, into: &writer)
       writer.key("presentation")
-      writer.string(presentation.rawValue)
+      writer.plainString(presentation.jsonName)
       writer.key("parent")
       if let parent { writeID(parent, into: &writer) } else { writer.null() }
     case .stopped(let id, let route, let reason):
       writer.key("coordinator")
       writeID(id, into: &writer)
       writer.key("route")
-      writer.string(route)
+      writer.plainString(route)
       writer.key("reason")
-      writer.string(reason.rawValue)
+      writer.plainString(reason.jsonName)
     case .resumed(let id, let result):
       writer.key("coordinator")
       writeID(id, into: &writer)
@@ -285,10 +292,10 @@ public enum StateJSON {
       writer.key("tab")
       writer.int(tab)
       writer.key("route")
-      writer.string(route)
+      writer.plainString(route)
     case .sessionEnded(let reason):
       writer.key("reason")
-      writer.string(reason.rawValue)
+      writer.plainString(reason.jsonName)
     }
     writer.endObject()
   }

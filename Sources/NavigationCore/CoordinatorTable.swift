@@ -93,6 +93,17 @@ public struct CoordinatorTable: Sendable, Equatable, ExpressibleByDictionaryLite
     position(of: id).flatMap { entries[$0].selectedTab }
   }
 
+  /// The text the coordinators' params hold (see ``Params/textBytes``), summed in place.
+  public var paramTextBytes: Int {
+    entries.withUnsafeBufferPointer { entries in
+      var bytes = 0
+      for index in entries.indices where !entries[index].params.isEmpty {
+        bytes += entries[index].params.textBytes
+      }
+      return bytes
+    }
+  }
+
   /// The ids of the live coordinators that have a parent and are not shown as `excluded`,
   /// increasing: two fields of each read in place (a coordinator handed to a predicate would be
   /// copied out, a retain and a release of each of its members).

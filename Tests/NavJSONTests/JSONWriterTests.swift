@@ -43,6 +43,14 @@ struct JSONWriterTests {
     plain.int(0)
     plain.endArray()
     #expect(text(plain) == #"["c12",0]"#)
+    var names = JSONWriter()
+    names.beginObject()
+    names.key(plain: "route_1")
+    names.plainString("detail")
+    names.key("type")
+    names.plainString(StaticString("coordinator.started"))
+    names.endObject()
+    #expect(text(names) == #"{"route_1":"detail","type":"coordinator.started"}"#)
   }
 
   @Test("the writer grows past the capacity it was given, keeping what it wrote")
@@ -75,6 +83,14 @@ struct JSONWriterTests {
   func integers() {
     for value in [0, 7, 10, 99, 1_234_567_890, Int.max, -1, Int.min] {
       #expect(JSONValue.int(value).encodedString == String(value))
+    }
+    // Every length: each power of ten and the number before it.
+    var power = 1
+    for _ in 0..<19 {
+      for value in [power - 1, power, power + 1] {
+        #expect(JSONValue.int(value).encodedString == String(value))
+      }
+      power = power.multipliedReportingOverflow(by: 10).partialValue
     }
     var digits: [UInt8] = []
     JSONWriter.appendDigits(of: 9_007_199_254_740_993, to: &digits)

@@ -1,0 +1,50 @@
+import NavigationCore
+
+// The fixed words of the JSON shapes as compile-time strings: written as they are, with no
+// String made and no check for characters to escape.
+
+extension NavigationEvent.Kind {
+  var jsonType: StaticString {
+    switch self {
+    case .started: "coordinator.started"
+    case .stopped: "coordinator.stopped"
+    case .resumed: "coordinator.resumed"
+    case .tabSelected: "tab.selected"
+    case .sessionEnded: "session.ended"
+    }
+  }
+}
+
+extension Presentation {
+  var jsonName: StaticString {
+    switch self {
+    case .root: "root"
+    case .push: "push"
+    case .sheet: "sheet"
+    case .fullScreenCover: "fullScreenCover"
+    case .tab: "tab"
+    }
+  }
+}
+
+extension StopReason {
+  var jsonName: StaticString {
+    switch self {
+    case .pop: "pop"
+    case .dismiss: "dismiss"
+    case .replace: "replace"
+    case .reset: "reset"
+    case .teardown: "teardown"
+    case .sessionEnded: "sessionEnded"
+    }
+  }
+}
+
+extension SessionEndReason {
+  var jsonName: StaticString {
+    switch self {
+    case .deleted: "deleted"
+    case .expired: "expired"
+    }
+  }
+}
