@@ -142,12 +142,13 @@ struct Exchange {
     }
     let body = request.body
     request.body = []
-    let received = ReceivedHeaders(
-      connection: connection, fields: request.fields, blockStart: request.blockStart)
+    request.mhdConnection = connection
+    let received = ReceivedHeaders(request: request)
     // Built in the call, so the request is passed along without a copy of its own.
     let response = context.handler.handle(
       HTTPRequest(method: request.method, target: request.target, received: received, body: body))
-    received.close()
+    request.handlerReturned()
+    request.mhdConnection = nil
     return send(response, close: false)
   }
 

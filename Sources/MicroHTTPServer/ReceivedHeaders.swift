@@ -1,29 +1,32 @@
 internal import CMicroHTTPD
 
 /// A request's header fields where libmicrohttpd keeps them, read on demand, and its peer's
-/// address, formatted only if asked for.
+/// address, formatted only if asked for: a view of the connection's ``RequestState`` during one
+/// handler call (a value, so a request allocates nothing for it).
 ///
-/// Valid only while the access handler runs (the connection's buffer is reused afterwards):
-/// `close()` is called as soon as the handler returns, and from then on every lookup answers
-/// nothing rather than read freed memory.
-final class ReceivedHeaders: @unchecked Sendable {
-  // @unchecked: used only on the worker thread that runs the handler, within that call.
-  private let connection: OpaquePointer
+/// Valid only while the access handler runs (the connection's buffer is reused afterwards): the
+/// state's handler generation moves on as soon as the handler returns, and from then on every
+/// lookup through this view answers nothing rather than read freed memory, even once the state
+/// serves the connection's next request.
+struct ReceivedHeaders: @unchecked Sendable {
+  // @unchecked: the state's fields are read only while its handler runs, on its worker thread;
+  // afterwards only the (atomic) generation is.
+  private let request: RequestState
+  private let generation: Int
+
+  /// A view of the request whose handler is about to run.
+  init(request: RequestState) {
+    self.request = request
+    self.generation = request.handlerGeneration
+  }
+
+  private var isOpen: Bool { request.handlerGeneration == generation }
+
   /// Where MHD reported each field, as offsets from `blockStart` (see ``HeaderBlockAudit``): a
   /// lookup reads these instead of asking MHD, whose list walk and the calls to reach it cost
   /// about 330 instructions a lookup, four lookups a command.
-  private let fields: [HeaderBlockAudit.Field]
-  private let blockStart: UInt
-  private var isOpen = true
-  private var address: String?
-
-  init(connection: OpaquePointer, fields: [HeaderBlockAudit.Field], blockStart: UInt) {
-    self.connection = connection
-    self.fields = fields
-    self.blockStart = blockStart
-  }
-
-  func close() { isOpen = false }
+  private var fields: [HeaderBlockAudit.Field] { request.fields }
+  private var blockStart: UInt { request.blockStart }
 
   /// The first value of `name` (MHD compares names without regard to case).
   func first(_ name: String) -> String? {
@@ -59,7 +62,7 @@ final class ReceivedHeaders: @unchecked Sendable {
 
   /// Every field, in the order received.
   func all() -> [(String, String)] {
-    guard isOpen else { return [] }
+    guard isOpen, let connection = request.mhdConnection else { return [] }
     var fields: [(String, String)] = []
     withUnsafeMutablePointer(to: &fields) { output in
       _ = MHD_get_connection_values_n(connection, .HEADER_KIND, collectField, output)
@@ -69,9 +72,10 @@ final class ReceivedHeaders: @unchecked Sendable {
 
   /// "127.0.0.1", "::1", …; "" when unknown or no longer readable.
   var peerAddress: String {
-    if let address { return address }
-    let text = isOpen ? PeerAddress.string(cmhd_client_address(connection)) : ""
-    address = text
+    guard isOpen, let connection = request.mhdConnection else { return "" }
+    if let address = request.peerAddress { return address }
+    let text = PeerAddress.string(cmhd_client_address(connection))
+    request.peerAddress = text
     return text
   }
 }

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// One request's state while MHD reads it, owned through `*con_cls`: taken (retained) in the
 /// URI log callback, released in the request-completed callback, where it is kept by its
 /// connection for the next request (see ``reuse(target:targetAddress:targetLength:)``), so a
@@ -5,6 +7,17 @@
 /// thread touches it, one callback at a time, so its fields need no run-time exclusivity checks
 /// (`@exclusivity(unchecked)`): they cost more than the rest of a small request's bookkeeping.
 final class RequestState {
+  /// Moves on each time a handler of this state's requests returns, ending the
+  /// ``ReceivedHeaders`` views it was given. Atomic: a request a handler kept may be read on
+  /// another thread.
+  private let generation = Atomic<Int>(0)
+  var handlerGeneration: Int { generation.load(ordering: .acquiring) }
+  func handlerReturned() { generation.add(1, ordering: .releasing) }
+  /// The MHD connection the request came on, while its handler may read it.
+  @exclusivity(unchecked) var mhdConnection: OpaquePointer?
+  /// The peer's address, once formatted for this request.
+  @exclusivity(unchecked) var peerAddress: String?
+
   /// The request target exactly as received ("/path?query").
   @exclusivity(unchecked) private(set) var target: String
   /// The connection it came on; nil only if MHD skipped the connection-notify callback.
@@ -61,6 +74,8 @@ final class RequestState {
     if !contentLengths.isEmpty { contentLengths.removeAll(keepingCapacity: true) }
     if !transferEncodings.isEmpty { transferEncodings.removeAll(keepingCapacity: true) }
     blockStart = 0
+    mhdConnection = nil
+    peerAddress = nil
     if fields.capacity > 64 { fields = [] } else { fields.removeAll(keepingCapacity: true) }
     hostCount = 0
     host = HeaderBlockAudit.Span(offset: 0, length: 0)

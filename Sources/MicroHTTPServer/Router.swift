@@ -164,30 +164,27 @@ public struct Router: HTTPHandler {
 
   /// The response and the position of the route that matched (nil when none did).
   private func route(_ request: HTTPRequest) -> (response: HTTPResponse, route: Int?) {
-    var parameters: [(String, String)] = []
     var allowNode: Int?
     var path = request.path
     let method = request.method
+    var captures = RouteTrie.Captures()
+    // "/a/b" and "a/b" both have the segments "a" and "b"; "/" has one empty segment.
+    var skip = 0
     let found = path.withUTF8 { whole -> Int? in
-      // "/a/b" and "a/b" both have the segments "a" and "b"; "/" has one empty segment.
-      let skip = whole.first == UInt8(ascii: "/") ? 1 : 0
+      skip = whole.first == UInt8(ascii: "/") ? 1 : 0
       let bytes = UnsafeBufferPointer(rebasing: whole[skip...])
-      var captures = RouteTrie.Captures()
       if let index = trie.match(bytes, method: method, captures: &captures)?.route {
-        let names = trie.routes[index].parameterNames
-        parameters.reserveCapacity(names.count)
-        for position in 0..<min(names.count, captures.count) {
-          let value = UnsafeBufferPointer(rebasing: bytes[captures[position]])
-          parameters.append((names[position], PercentDecoding.decode(value, plusAsSpace: false)))
-        }
         return index
       }
-      captures = RouteTrie.Captures()
-      allowNode = trie.match(bytes, method: nil, captures: &captures)?.node
+      var ignored = RouteTrie.Captures()
+      allowNode = trie.match(bytes, method: nil, captures: &ignored)?.node
       return nil
     }
     if let found {
-      return (trie.routes[found].handler(request, PathParameters(parameters)), found)
+      // The values stay in the path until a handler reads them.
+      let parameters = PathParameters(
+        names: trie.routes[found].parameterNames, path: path, ranges: captures, offset: skip)
+      return (trie.routes[found].handler(request, parameters), found)
     }
     if let allowNode {
       var response = HTTPResponse.problem(

@@ -6,20 +6,20 @@ import NavigationCore
 extension NavStateService {
   /// `GET .../events`: the JSON catch-up; with `Accept: text/event-stream`, the stream (for
   /// clients written before `GET .../events/stream`, the stream's own operation).
-  func listEvents(_ request: HTTPRequest, id: String) throws(APIProblem) -> HTTPResponse {
+  func listEvents(_ request: HTTPRequest, key: SessionID?) throws(APIProblem) -> HTTPResponse {
     let wantsStream = request.headers["accept"]?.contains("text/event-stream") == true
-    return try events(request, id: id, asStream: wantsStream)
+    return try events(request, key: key, asStream: wantsStream)
   }
 
   /// `GET .../events/stream`: always the stream, whatever the client accepts.
-  func streamEvents(_ request: HTTPRequest, id: String) throws(APIProblem) -> HTTPResponse {
-    try events(request, id: id, asStream: true)
+  func streamEvents(_ request: HTTPRequest, key: SessionID?) throws(APIProblem) -> HTTPResponse {
+    try events(request, key: key, asStream: true)
   }
 
-  private func events(_ request: HTTPRequest, id: String, asStream wantsStream: Bool)
+  private func events(_ request: HTTPRequest, key: SessionID?, asStream wantsStream: Bool)
     throws(APIProblem) -> HTTPResponse
   {
-    let record = try store.authorize(id: id, headers: request.headers)
+    let record = try store.authorize(key: key, headers: request.headers)
     var after: Int? = nil
     if let text = request.queryItem("after") {
       guard let value = Int(text), value >= 0 else {

@@ -5,10 +5,10 @@ import NavigationCore
 
 /// The navigation operations: every mutation goes through `apply`.
 extension NavStateService {
-  func teardown(_ request: HTTPRequest, id: String, coordinator: String) throws(APIProblem)
+  func teardown(_ request: HTTPRequest, key: SessionID?, coordinator: String) throws(APIProblem)
     -> HTTPResponse
   {
-    let record = try store.authorize(id: id, headers: request.headers)
+    let record = try store.authorize(key: key, headers: request.headers)
     guard let target = CoordinatorID(coordinator) else {
       throw APIProblem(
         NavigationError(
@@ -22,10 +22,10 @@ extension NavStateService {
       ? HTTPResponse(status: 204) : response.http
   }
 
-  func mutate(_ request: HTTPRequest, id: String, operation: String) throws(APIProblem)
+  func mutate(_ request: HTTPRequest, key: SessionID?, operation: String) throws(APIProblem)
     -> HTTPResponse
   {
-    let record = try store.authorize(id: id, headers: request.headers)
+    let record = try store.authorize(key: key, headers: request.headers)
     return try apply(
       try command(operation, for: request), to: record, request: request, operation: operation
     ).http

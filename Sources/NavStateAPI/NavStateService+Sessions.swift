@@ -50,8 +50,8 @@ extension NavStateService {
     return response
   }
 
-  func getSession(_ request: HTTPRequest, id: String) throws(APIProblem) -> HTTPResponse {
-    let record = try store.authorize(id: id, headers: request.headers)
+  func getSession(_ request: HTTPRequest, key: SessionID?) throws(APIProblem) -> HTTPResponse {
+    let record = try store.authorize(key: key, headers: request.headers)
     let (body, version) = try record.data.withLock {
       (data) throws(APIProblem) -> (BodyBuffer, Int) in
       try Self.touch(&data, store: store)
@@ -62,15 +62,15 @@ extension NavStateService {
     return Self.json(200, body, etag: version)
   }
 
-  func deleteSession(_ request: HTTPRequest, id: String) throws(APIProblem) -> HTTPResponse {
-    let record = try store.authorize(id: id, headers: request.headers)
+  func deleteSession(_ request: HTTPRequest, key: SessionID?) throws(APIProblem) -> HTTPResponse {
+    let record = try store.authorize(key: key, headers: request.headers)
     let events = try store.end(record, reason: .deleted) { (data) throws(APIProblem) in
       try Self.checkPrecondition(request, version: data.navigation.version)
       return true
     }
     // A concurrent delete or expiry got there first: the session is gone all the same.
     guard !events.isEmpty else { throw APIProblem.sessionNotFound }
-    logger.debug("session deleted", metadata: ["session": "\(id)"])
+    logger.debug("session deleted", metadata: ["session": "\(record.id)"])
     return HTTPResponse(status: 204)
   }
 }

@@ -38,33 +38,33 @@ public final class NavStateService: Sendable {
       answer { () throws(APIProblem) in try createSession(request) }
     }
     router.add("GET", "/v1/sessions/{sid}") { [self] request, params in
-      answer { () throws(APIProblem) in try getSession(request, id: params["sid"] ?? "") }
+      answer { () throws(APIProblem) in try getSession(request, key: sessionKey(params)) }
     }
     router.add("DELETE", "/v1/sessions/{sid}") { [self] request, params in
-      answer { () throws(APIProblem) in try deleteSession(request, id: params["sid"] ?? "") }
+      answer { () throws(APIProblem) in try deleteSession(request, key: sessionKey(params)) }
     }
     for operation in CommandDecoder.operations {
       router.add("POST", "/v1/sessions/{sid}/\(operation)") { [self] request, params in
         answer { () throws(APIProblem) in
-          try mutate(request, id: params["sid"] ?? "", operation: operation)
+          try mutate(request, key: sessionKey(params), operation: operation)
         }
       }
     }
     router.add("PUT", "/v1/sessions/{sid}/state") { [self] request, params in
       answer { () throws(APIProblem) in
-        try mutate(request, id: params["sid"] ?? "", operation: "state")
+        try mutate(request, key: sessionKey(params), operation: "state")
       }
     }
     router.add("DELETE", "/v1/sessions/{sid}/coordinators/{cid}") { [self] request, params in
       answer { () throws(APIProblem) in
-        try teardown(request, id: params["sid"] ?? "", coordinator: params["cid"] ?? "")
+        try teardown(request, key: sessionKey(params), coordinator: params["cid"] ?? "")
       }
     }
     router.add("GET", "/v1/sessions/{sid}/events") { [self] request, params in
-      answer { () throws(APIProblem) in try listEvents(request, id: params["sid"] ?? "") }
+      answer { () throws(APIProblem) in try listEvents(request, key: sessionKey(params)) }
     }
     router.add("GET", "/v1/sessions/{sid}/events/stream") { [self] request, params in
-      answer { () throws(APIProblem) in try streamEvents(request, id: params["sid"] ?? "") }
+      answer { () throws(APIProblem) in try streamEvents(request, key: sessionKey(params)) }
     }
     return router
   }
@@ -73,6 +73,13 @@ public final class NavStateService: Sendable {
     status: 200, headers: HTTPHeaders([("Content-Type", "application/json")]),
     body: Array(#"{"status":"ok"}"#.utf8)
   ).prepared()
+
+  /// The session a route's `{sid}` names, read from the path's bytes (nil: none can have it).
+  func sessionKey(_ params: PathParameters) -> SessionID? {
+    var key: SessionID?
+    params.withValue("sid") { id in key = id.flatMap(store.key(of:)) }
+    return key
+  }
 
   func answer(_ work: () throws(APIProblem) -> HTTPResponse) -> HTTPResponse {
     do {

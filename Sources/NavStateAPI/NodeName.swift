@@ -25,9 +25,14 @@ public final class NodeName: Sendable {
 
   /// The key of an id of this node, or nil (another node's, or no id at all).
   func key(of id: String) -> SessionID? {
-    guard id.utf8.count == prefix.utf8.count + 22, id.utf8.starts(with: prefix.utf8) else {
-      return nil
-    }
-    return SessionID(id.dropFirst(prefix.count))
+    var id = id
+    return id.withUTF8 { key(of: $0) }
+  }
+
+  /// The same, from the id's bytes (as they lie in a request's path).
+  func key(of id: UnsafeBufferPointer<UInt8>) -> SessionID? {
+    let prefixLength = prefix.utf8.count
+    guard id.count == prefixLength + 22, id.starts(with: prefix.utf8) else { return nil }
+    return SessionID(bytes: UnsafeBufferPointer(rebasing: id[prefixLength...]))
   }
 }

@@ -25,10 +25,9 @@ struct SessionID: Hashable, Sendable, CustomStringConvertible {
     self = id
   }
 
-  /// The same, for the part of an id after a node's prefix.
-  init?(_ text: Substring) {
-    var text = text
-    guard let id = text.withUTF8({ Self.parse($0) }) else { return nil }
+  /// The same, from the bytes of a request's path.
+  init?(bytes: UnsafeBufferPointer<UInt8>) {
+    guard let id = Self.parse(bytes) else { return nil }
     self = id
   }
 

@@ -212,7 +212,17 @@ public final class SessionStore: Sendable {
   /// The session `id`, if the request's `Authorization: Bearer` token is its token. A missing
   /// token is 401; a malformed one 401; a wrong token and an unknown session the same 404.
   func authorize(id: String, headers: HTTPHeaders) throws(APIProblem) -> SessionRecord {
-    let key = configuration.node.map { $0.key(of: id) } ?? SessionID(id)
+    var id = id
+    return try authorize(key: id.withUTF8 { key(of: $0) }, headers: headers)
+  }
+
+  /// The key an id names on this node (nil: no session of this node can have it).
+  func key(of id: UnsafeBufferPointer<UInt8>) -> SessionID? {
+    configuration.node.map { $0.key(of: id) } ?? SessionID(bytes: id)
+  }
+
+  /// ``authorize(id:headers:)`` for an id already read as a key.
+  func authorize(key: SessionID?, headers: HTTPHeaders) throws(APIProblem) -> SessionRecord {
     let record = key.flatMap { key in shard(for: key).sessions.withLock { $0[key] } }
     // The token is read and compared where it lies in the header, without a copy.
     let verdict = headers.withFirstValue("authorization") { header -> TokenVerdict in

@@ -45,6 +45,34 @@ final class RouterTests: XCTestCase {
     XCTAssertEqual(call(router, "GET", "/v1/sessions/a%2Fb%20c/coordinators/x+y").1, "a/b c/x+y")
   }
 
+  /// Values stay in the path until read: by name, as pairs in the route's order, and as bytes
+  /// (in place when plain, decoded when escaped); a name the route lacks reads as nil.
+  func testParametersReadByNameAsPairsAndAsBytes() {
+    var router = Router()
+    router.add("GET", "/a/{first}/b/{second}") { _, p in
+      var bytes: [String] = []
+      for name in ["first", "second", "third"] {
+        p.withValue(name) { value in
+          bytes.append(value.map { String(decoding: $0, as: UTF8.self) } ?? "nil")
+        }
+      }
+      let pairs = p.pairs.map { "\($0.0)=\($0.1)" }.joined(separator: ",")
+      return Self.text("\(p["second"] ?? "nil") \(p["third"] ?? "nil") \(pairs) \(bytes)")
+    }
+    XCTAssertEqual(
+      call(router, "GET", "/a/x%41y/b/plain").1,
+      #"plain nil first=xAy,second=plain ["xAy", "plain", "nil"]"#)
+    XCTAssertEqual(
+      call(router, "GET", "a/one/b/two%2F").1,
+      #"two/ nil first=one,second=two/ ["one", "two/", "nil"]"#)
+    let given = PathParameters([("sid", "s 1")])
+    var read = ""
+    given.withValue("sid") { read = $0.map { String(decoding: $0, as: UTF8.self) } ?? "nil" }
+    XCTAssertEqual(read, "s 1")
+    XCTAssertEqual(given["sid"], "s 1")
+    XCTAssertNil(given["cid"])
+  }
+
   func testUnknownPathIsNotFound() {
     let router = makeRouter()
     let response = router.handle(HTTPRequest(method: "GET", path: "/v1/nothing"))
