@@ -23,10 +23,11 @@ func mhdRequestStarted(
     ?? ""
   var state: ConnectionState?
   if let cls, let connection, let raw = cmhd_socket_context(connection) {
-    let context = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue()
+    let headerTimeout = Unmanaged<ServerContext>.fromOpaque(cls)._withUnsafeGuaranteedRef {
+      $0.connections.timing.headers
+    }
     state = Unmanaged<ConnectionState>.fromOpaque(raw).takeUnretainedValue()
-    state?.requestLineArrived(
-      now: MonotonicClock.now(), headerTimeout: context.connections.timing.headers)
+    state?.requestLineArrived(now: MonotonicClock.now(), headerTimeout: headerTimeout)
   }
   let request: RequestState
   if let spare = state?.spareRequest {
@@ -88,14 +89,15 @@ func mhdRequestCompleted(
   guard let cls, let conCls, let raw = conCls.pointee else { return }
   conCls.pointee = nil
   var request = Unmanaged<RequestState>.fromOpaque(raw).takeRetainedValue()
-  let context = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue()
-  if request.counted {
-    context.inFlight.subtract(1, ordering: .releasing)
+  let idleDeadline = Unmanaged<ServerContext>.fromOpaque(cls)._withUnsafeGuaranteedRef { context in
+    if request.counted {
+      context.inFlight.subtract(1, ordering: .releasing)
+    }
+    return context.connections.timing.waiting(from: MonotonicClock.now())
   }
   // Kept alive: the next request line must start within the idle time (MHD's own timeout only
   // counts silence, so a trickle would reset it forever).
-  request.connection?.advance(
-    to: .idle, deadline: context.connections.timing.waiting(from: MonotonicClock.now()))
+  request.connection?.advance(to: .idle, deadline: idleDeadline)
   // MHD reports a request completed before its connection closed, which clears this again.
   if let connection = request.connection, isKnownUniquelyReferenced(&request) {
     connection.spareRequest = request
@@ -111,16 +113,27 @@ func mhdAccess(
   _ conCls: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
 ) -> MHD_Result {
   guard let cls, let connection, let uploadDataSize, let conCls else { return .NO }
-  let context = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue()
-  let request: RequestState
-  if let raw = conCls.pointee {
-    request = Unmanaged<RequestState>.fromOpaque(raw).takeUnretainedValue()
-  } else {
+  if conCls.pointee == nil {
     // mhdRequestStarted always sets it; keep going should MHD ever skip it.
-    request = RequestState(target: url.map { String(cString: $0) } ?? "/")
+    let request = RequestState(target: url.map { String(cString: $0) } ?? "/")
     conCls.pointee = Unmanaged.passRetained(request).toOpaque()
   }
-  let exchange = Exchange(context: context, connection: connection, request: request)
+  // Both are held for the whole call (the context by the daemon, the request by `*con_cls`):
+  // borrowed as they are, without a retain and a release of each on every call.
+  return Unmanaged<ServerContext>.fromOpaque(cls)._withUnsafeGuaranteedRef { context in
+    Unmanaged<RequestState>.fromOpaque(conCls.pointee!)._withUnsafeGuaranteedRef { request in
+      access(
+        Exchange(context: context, connection: connection, request: request), method: method,
+        version: version, uploadData: uploadData, uploadDataSize: uploadDataSize)
+    }
+  }
+}
+
+private func access(
+  _ exchange: Exchange, method: UnsafePointer<CChar>?, version: UnsafePointer<CChar>?,
+  uploadData: UnsafePointer<CChar>?, uploadDataSize: UnsafeMutablePointer<Int>
+) -> MHD_Result {
+  let request = exchange.request
   if !request.started {
     guard let method, let version else { return .NO }
     return exchange.begin(method: method, version: version)

@@ -161,18 +161,21 @@ struct Exchange {
 
   /// The method as a `String`: the common ones are literals (no allocation, no UTF-8 check).
   static func methodName(_ method: UnsafePointer<CChar>) -> String {
-    let length = strlen(method)
-    for (bytes, name) in knownMethods
-    where bytes.utf8CodeUnitCount == length && memcmp(bytes.utf8Start, method, length) == 0 {
-      return name
+    // Both are C strings (a Swift string literal is stored with its NUL).
+    func spells(_ name: StaticString) -> Bool {
+      strcmp(UnsafeRawPointer(name.utf8Start).assumingMemoryBound(to: CChar.self), method) == 0
     }
-    return String(cString: method)
+    switch UInt8(bitPattern: method[0]) {
+    case UInt8(ascii: "G") where spells("GET"): return "GET"
+    case UInt8(ascii: "P") where spells("POST"): return "POST"
+    case UInt8(ascii: "P") where spells("PUT"): return "PUT"
+    case UInt8(ascii: "P") where spells("PATCH"): return "PATCH"
+    case UInt8(ascii: "H") where spells("HEAD"): return "HEAD"
+    case UInt8(ascii: "D") where spells("DELETE"): return "DELETE"
+    case UInt8(ascii: "O") where spells("OPTIONS"): return "OPTIONS"
+    default: return String(cString: method)
+    }
   }
-
-  private static let knownMethods: [(StaticString, String)] = [
-    ("GET", "GET"), ("POST", "POST"), ("HEAD", "HEAD"), ("DELETE", "DELETE"), ("PUT", "PUT"),
-    ("PATCH", "PATCH"), ("OPTIONS", "OPTIONS"),
-  ]
 
   static func title(_ status: Int) -> String {
     switch status {
@@ -192,7 +195,17 @@ private func mhdAddRequestHeader(
   _ keySize: Int, _ value: UnsafePointer<CChar>?, _ valueSize: Int
 ) -> MHD_Result {
   guard let cls, let key else { return .YES }
-  let request = Unmanaged<RequestState>.fromOpaque(cls).takeUnretainedValue()
+  Unmanaged<RequestState>.fromOpaque(cls)._withUnsafeGuaranteedRef { request in
+    record(request, key, keySize, value, valueSize)
+  }
+  return .YES
+}
+
+/// Notes one header field of `request` (see `mhdAddRequestHeader`).
+private func record(
+  _ request: RequestState, _ key: UnsafePointer<CChar>, _ keySize: Int,
+  _ value: UnsafePointer<CChar>?, _ valueSize: Int
+) {
   let start = request.blockStart
   let field = HeaderBlockAudit.Field(
     name: .init(offset: Int(bitPattern: UInt(bitPattern: key) &- start), length: keySize),
@@ -209,7 +222,6 @@ private func mhdAddRequestHeader(
   } else if name.equalsIgnoringASCIICase("transfer-encoding") {
     request.transferEncodings.append(decodeUTF8(value, valueSize))
   }
-  return .YES
 }
 
 private func decodeUTF8(_ pointer: UnsafePointer<CChar>?, _ count: Int) -> String {

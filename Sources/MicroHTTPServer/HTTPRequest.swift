@@ -42,7 +42,7 @@ public struct HTTPRequest: Sendable {
 
   static func split(target: String) -> (path: String, query: String?) {
     var target = target
-    let mark = target.withUTF8 { $0.firstIndex(of: UInt8(ascii: "?")) }
+    let mark = target.withUTF8 { RequestTarget.queryMark(in: $0) }
     guard let mark else { return (target, nil) }
     let utf8 = target.utf8
     let markIndex = utf8.index(utf8.startIndex, offsetBy: mark)

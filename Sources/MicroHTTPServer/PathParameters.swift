@@ -57,7 +57,7 @@ public struct PathParameters: Sendable {
       let range = ranges[position]
       let raw = UnsafeBufferPointer(
         rebasing: bytes[(range.lowerBound + offset)..<(range.upperBound + offset)])
-      guard raw.contains(UInt8(ascii: "%")) else { return body(raw) }
+      guard RequestTarget.escapeMark(in: raw) != nil else { return body(raw) }
       var decoded = PercentDecoding.decode(raw, plusAsSpace: false)
       decoded.withUTF8 { body($0) }
     }

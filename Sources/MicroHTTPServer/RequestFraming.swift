@@ -34,7 +34,7 @@ enum RequestFraming: Equatable {
         status: 400, code: "bad_content_length",
         detail: "Content-Length must be sent at most once.")
     }
-    switch parseDecimal(trimmed(value)) {
+    switch decimal(in: value) {
     case .none:
       return .reject(
         status: 400, code: "bad_content_length",
@@ -52,17 +52,27 @@ enum RequestFraming: Equatable {
       detail: "The request body is larger than \(maxBodyBytes) bytes.")
   }
 
-  /// Digits only (at least one); values too big for Int saturate to Int.max (still "too large").
-  static func parseDecimal(_ text: Substring) -> Int? {
-    guard !text.isEmpty else { return nil }
-    var value = 0
-    for byte in text.utf8 {
-      guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
-      let (times10, overflow1) = value.multipliedReportingOverflow(by: 10)
-      let (sum, overflow2) = times10.addingReportingOverflow(Int(byte - UInt8(ascii: "0")))
-      value = (overflow1 || overflow2) ? Int.max : sum
+  /// `text`, without surrounding spaces and tabs, as a decimal number: digits only (at least
+  /// one); values too big for Int saturate to Int.max (still "too large"). Read from its bytes:
+  /// this runs for every request with a body.
+  static func decimal(in text: String) -> Int? {
+    var text = text
+    return text.withUTF8 { bytes in
+      var start = 0
+      var end = bytes.count
+      while start < end && (bytes[start] == UInt8(ascii: " ") || bytes[start] == 9) { start += 1 }
+      while end > start && (bytes[end - 1] == UInt8(ascii: " ") || bytes[end - 1] == 9) { end -= 1 }
+      guard start < end else { return nil }
+      var value = 0
+      for index in start..<end {
+        let digit = bytes[index] &- UInt8(ascii: "0")
+        guard digit < 10 else { return nil }
+        let (times10, overflow1) = value.multipliedReportingOverflow(by: 10)
+        let (sum, overflow2) = times10.addingReportingOverflow(Int(digit))
+        value = (overflow1 || overflow2) ? Int.max : sum
+      }
+      return value
     }
-    return value
   }
 
   /// Without leading and trailing spaces and tabs (on UTF-8: both are single bytes, and the

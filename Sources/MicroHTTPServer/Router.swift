@@ -33,6 +33,9 @@ public struct Router: HTTPHandler {
   /// The constant routes, looked through in order by `constantResponse`: a handful of literal
   /// paths, where comparing bytes costs less than walking the trie.
   private var constants: [Constant] = []
+  /// Bit `n` is set when a constant route's path is `n` bytes long (below 64): most requests are
+  /// told they match none by their length alone.
+  private var constantLengths: UInt64 = 0
 
   private struct Constant {
     var method: String
@@ -65,6 +68,7 @@ public struct Router: HTTPHandler {
   ) {
     addRoute(method, pattern, handler)
     constants.removeAll { $0.method == method && $0.pattern == pattern }
+    noteConstantLengths()
   }
 
   /// Registers `response` as the answer to `method` on `pattern` whatever else the request holds.
@@ -80,6 +84,13 @@ public struct Router: HTTPHandler {
       Constant(
         method: method, pattern: pattern, path: path, response: ConstantResponse(response),
         observer: observer))
+    noteConstantLengths()
+  }
+
+  private mutating func noteConstantLengths() {
+    constantLengths = constants.reduce(0) { lengths, constant in
+      lengths | 1 << UInt64(min(constant.path.count, 63))
+    }
   }
 
   /// Returns the route's observer.
@@ -114,12 +125,13 @@ public struct Router: HTTPHandler {
   /// A constant route's answer for exactly its method (HEAD, and everything else, goes through
   /// `handle`, which answers the same).
   public func constantResponse(method: String, target: String) -> ConstantResponse? {
-    guard !constants.isEmpty else { return nil }
-    let started = MonotonicClock.nanoseconds()
+    guard constantLengths != 0 else { return nil }
     var target = target
-    let found = target.withUTF8 { whole -> Int? in
+    let found: Int? = target.withUTF8 { whole -> Int? in
       guard let start = whole.baseAddress else { return nil }
-      let length = whole.firstIndex(of: UInt8(ascii: "?")) ?? whole.count
+      let length = RequestTarget.queryMark(in: whole) ?? whole.count
+      // A path of 63 bytes or more shares the last bit with every other such length.
+      guard constantLengths & 1 << UInt64(min(length, 63)) != 0 else { return nil }
       // A plain loop: `indices` here goes through generic code on every request.
       var index = 0
       while index < constants.count {
@@ -135,6 +147,8 @@ public struct Router: HTTPHandler {
       return nil
     }
     guard let found else { return nil }
+    // Timed from the match: a constant answer has no handler to time.
+    let started = MonotonicClock.nanoseconds()
     constants[found].observer?(
       RequestSummary(
         route: constants[found].pattern, method: method,

@@ -76,6 +76,10 @@ final class HTTPTypesTests: XCTestCase {
     XCTAssertEqual(
       RequestFraming.decide(contentLengths: [], transferEncodings: ["Chunked"], maxBodyBytes: 10),
       .readBody(expectedLength: nil))
+    // Spaces and tabs around the number are not part of it.
+    XCTAssertEqual(
+      RequestFraming.decide(contentLengths: [" \t07 "], transferEncodings: [], maxBodyBytes: 10),
+      .readBody(expectedLength: 7))
   }
 
   func testFramingRejectsAmbiguousOrOversizeBodies() {
@@ -95,6 +99,10 @@ final class HTTPTypesTests: XCTestCase {
     XCTAssertEqual(code(["+5"]), "bad_content_length")
     XCTAssertEqual(code(["0x5"]), "bad_content_length")
     XCTAssertEqual(code([""]), "bad_content_length")
+    XCTAssertEqual(code([" \t "]), "bad_content_length")
+    XCTAssertEqual(code(["-1"]), "bad_content_length")
+    XCTAssertEqual(code(["1 2"]), "bad_content_length")
+    XCTAssertEqual(code(["٣"]), "bad_content_length")
     XCTAssertEqual(code(["5"], ["chunked"]), "bad_content_length")
     XCTAssertEqual(code([], ["gzip, chunked"]), "unsupported_transfer_encoding")
     XCTAssertEqual(code([], ["chunked", "chunked"]), "unsupported_transfer_encoding")

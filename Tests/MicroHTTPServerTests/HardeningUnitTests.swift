@@ -139,6 +139,18 @@ final class HardeningUnitTests: XCTestCase {
     }
   }
 
+  /// Methods are read from the C string MHD hands over: the common ones as literals, anything
+  /// else (a longer or shorter word, another case) as it was sent.
+  func testMethodNamesAreReadExactly() {
+    let cases = [
+      "GET", "POST", "PUT", "PATCH", "HEAD", "DELETE", "OPTIONS", "GETS", "GE", "PUTS", "P", "get",
+      "PROPFIND", "DELETED", "O", "",
+    ]
+    for method in cases {
+      XCTAssertEqual(method.withCString { Exchange.methodName($0) }, method)
+    }
+  }
+
   func testTheDeadlineSweeperAndTheWorkerNeverBothWin() {
     let state = ConnectionState(descriptor: -1, deadline: 1000)
     XCTAssertNil(state.expire(now: 999))
