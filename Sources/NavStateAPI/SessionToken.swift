@@ -65,49 +65,51 @@ struct SessionToken: Sendable {
     return difference == 0 && text.count == 43
   }
 
-  /// The bits of 43 base64url characters (fewer give zero bits), and what must be zero in a
-  /// token: the two bits left over after 256, and a mark for any byte outside the alphabet.
+  /// The bits of 43 base64url characters, and what must be zero in a token: the two bits left
+  /// over after 256, and a mark for any byte outside the alphabet. Another length is all marks
+  /// (no token has it).
   private static func decoded(_ text: UnsafeBufferPointer<UInt8>) -> (
     token: SessionToken, padding: UInt64
   ) {
-    withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 5) { words in
-      words.initialize(repeating: 0)
-      decode(text, into: words)
+    guard text.count == 43 else { return (SessionToken(), .max) }
+    return SecureRandom.withSextetTable { table in
+      // 43 sextets, most significant first: the words take ten whole sextets each and share the
+      // 11th, 22nd and 43rd (4 + 2, 2 + 4, 4 bits and the 2 spare ones). Read ten at a time
+      // into one register: this runs on every authorized request.
+      var reader = SextetReader(text: text, table: table)
+      let eleventh = reader.sextet(10)
+      let twentySecond = reader.sextet(21)
+      let last = reader.sextet(42)
       var token = SessionToken()
-      token.words = (words[0], words[1], words[2], words[3])
-      // The two bits after the 256th are at the top of the fifth word, the marks at its bottom.
-      return (token, words[4])
+      token.words = (
+        reader.ten(from: 0) << 4 | eleventh >> 2,
+        (eleventh & 0x3) << 62 | reader.ten(from: 11) << 2 | twentySecond >> 4,
+        (twentySecond & 0xF) << 60 | reader.ten(from: 22),
+        reader.ten(from: 32) << 4 | last >> 2
+      )
+      // 0xFF marks a byte outside the alphabet: its top bits show in `outside`.
+      return (token, last & 0x3 | UInt64(reader.outside & 0xC0))
     }
   }
+}
 
-  private static func decode(
-    _ text: UnsafeBufferPointer<UInt8>, into words: UnsafeMutableBufferPointer<UInt64>
-  ) {
-    SecureRandom.withSextetTable { table in
-      // 43 × 6 = 258 bits, into four words and two spare bits, most significant first: read as
-      // 11 groups of four characters (24 bits), the 44th character taken as "A" (zero bits), as
-      // is any character after a shorter text's end. A group per step rather than a character:
-      // this runs on every authorized request.
-      let length = Swift.min(text.count, 43)
-      var outside: UInt8 = 0
-      for group in 0..<11 {
-        var bits: UInt64 = 0
-        for index in (group * 4)..<(group * 4 + 4) {
-          let entry = index < length ? table[Int(text[index])] : 0
-          outside |= entry & 0xC0
-          bits = bits << 6 | UInt64(entry & 0x3F)
-        }
-        let position = group * 24
-        let word = position >> 6
-        let offset = position & 63
-        if offset <= 40 {
-          words[word] |= bits << UInt64(40 - offset)
-        } else {
-          words[word] |= bits >> UInt64(offset - 40)
-          words[word + 1] |= bits << UInt64(104 - offset)
-        }
-      }
-      words[4] |= UInt64(outside)
-    }
+/// Reads base64url characters as sextets through the table, noting any outside the alphabet.
+private struct SextetReader {
+  let text: UnsafeBufferPointer<UInt8>
+  let table: UnsafeBufferPointer<UInt8>
+  /// The table's entries or-ed together: 0xFF (outside the alphabet) shows in the top bits.
+  var outside: UInt8 = 0
+
+  mutating func sextet(_ index: Int) -> UInt64 {
+    let entry = table[Int(text[index])]
+    outside |= entry
+    return UInt64(entry & 0x3F)
+  }
+
+  /// Ten sextets from `start`: 60 bits.
+  mutating func ten(from start: Int) -> UInt64 {
+    var bits: UInt64 = 0
+    for index in start..<(start + 10) { bits = bits << 6 | sextet(index) }
+    return bits
   }
 }
