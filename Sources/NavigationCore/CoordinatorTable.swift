@@ -95,13 +95,11 @@ public struct CoordinatorTable: Sendable, Equatable, ExpressibleByDictionaryLite
 
   /// The text the coordinators' params hold (see ``Params/textBytes``), summed in place.
   public var paramTextBytes: Int {
-    entries.withUnsafeBufferPointer { entries in
-      var bytes = 0
-      for index in entries.indices where !entries[index].params.isEmpty {
-        bytes += entries[index].params.textBytes
-      }
-      return bytes
+    var bytes = 0
+    for index in entries.indices where !entries[index].params.isEmpty {
+      bytes += entries[index].params.textBytes
     }
+    return bytes
   }
 
   /// The ids of the live coordinators that have a parent and are not shown as `excluded`,

@@ -54,14 +54,12 @@ public struct Params: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiter
   /// The UTF-8 bytes of the names and of the string values: what the params hold beyond their
   /// entries, read in place.
   public var textBytes: Int {
-    members.withUnsafeBufferPointer { members in
-      var bytes = 0
-      for index in members.indices {
-        bytes += members[index].name.utf8.count
-        if case .string(let text) = members[index].value { bytes += text.utf8.count }
-      }
-      return bytes
+    var bytes = 0
+    for index in members.indices {
+      bytes += members[index].name.utf8.count
+      if case .string(let text) = members[index].value { bytes += text.utf8.count }
     }
+    return bytes
   }
 
   /// The parameters in name order. A concrete iterator: an opaque one is looked up at run time

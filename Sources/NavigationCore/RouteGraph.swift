@@ -40,14 +40,7 @@ public final class RouteGraph: Sendable {
   /// The position of the route called `name` in `routes`.
   func index(of name: String) -> Int? {
     guard let smallNames else { return indexByName[name] }
-    return smallNames.withUnsafeBufferPointer { names in
-      var position = 0
-      while position < names.count {
-        if names[position] == name { return position }
-        position += 1
-      }
-      return nil
-    }
+    return smallNames.firstIndex(of: name)
   }
 
   /// Up to this many routes, names are found by a scan rather than by hashing.
