@@ -3,18 +3,6 @@ import NavigationCore
 // The fixed words of the JSON shapes as compile-time strings: written as they are, with no
 // String made and no check for characters to escape.
 
-extension NavigationEvent.Kind {
-  var jsonType: StaticString {
-    switch self {
-    case .started: "coordinator.started"
-    case .stopped: "coordinator.stopped"
-    case .resumed: "coordinator.resumed"
-    case .tabSelected: "tab.selected"
-    case .sessionEnded: "session.ended"
-    }
-  }
-}
-
 extension Presentation {
   var jsonName: StaticString {
     switch self {

@@ -261,7 +261,7 @@ public enum StateJSON {
     writer.key("version")
     writer.int(event.version)
     writer.key("type")
-    writer.plainString(event.kind.jsonType)
+    writer.plainString(event.kind.staticTypeName)
     switch event.kind {
     case .started(let id, let route, let params, let presentation, let parent):
       writer.key("coordinator")

@@ -11,7 +11,8 @@ public struct NavigationEvent: Sendable, Equatable {
     case tabSelected(container: CoordinatorID, tab: Int, route: String)
     case sessionEnded(reason: SessionEndReason)
 
-    public var typeName: String {
+    /// The `type` clients see, as a compile-time string: written as it is, with no `String`.
+    public var staticTypeName: StaticString {
       switch self {
       case .started: "coordinator.started"
       case .stopped: "coordinator.stopped"
@@ -20,6 +21,8 @@ public struct NavigationEvent: Sendable, Equatable {
       case .sessionEnded: "session.ended"
       }
     }
+
+    public var typeName: String { staticTypeName.description }
   }
 
   /// Counts up by one per event within a session, never repeating.

@@ -17,16 +17,4 @@ import Testing
       #expect(text(reason.jsonName) == reason.rawValue)
     }
   }
-
-  @Test func eventTypesAreTheCoreNames() {
-    let id = CoordinatorID(1)
-    let kinds: [NavigationEvent.Kind] = [
-      .started(id, route: "a", params: [:], presentation: .push, parent: nil),
-      .stopped(id, route: "a", reason: .pop),
-      .resumed(id, result: .null),
-      .tabSelected(container: id, tab: 0, route: "a"),
-      .sessionEnded(reason: .deleted),
-    ]
-    for kind in kinds { #expect(text(kind.jsonType) == kind.typeName) }
-  }
 }
