@@ -119,7 +119,7 @@ func mhdAccess(
     conCls.pointee = Unmanaged.passRetained(request).toOpaque()
   }
   // Both are held for the whole call (the context by the daemon, the request by `*con_cls`):
-  // borrowed as they are, without a retain and a release of each on every call.
+  // borrowed as they are, with no retain and release of each just to reach them.
   return Unmanaged<ServerContext>.fromOpaque(cls)._withUnsafeGuaranteedRef { context in
     Unmanaged<RequestState>.fromOpaque(conCls.pointee!)._withUnsafeGuaranteedRef { request in
       access(

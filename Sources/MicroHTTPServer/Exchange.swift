@@ -161,9 +161,12 @@ struct Exchange {
 
   /// The method as a `String`: the common ones are literals (no allocation, no UTF-8 check).
   static func methodName(_ method: UnsafePointer<CChar>) -> String {
-    // Both are C strings (a Swift string literal is stored with its NUL).
+    // The name's bytes, then the method's NUL (a StaticString is not promised one of its own).
     func spells(_ name: StaticString) -> Bool {
-      strcmp(UnsafeRawPointer(name.utf8Start).assumingMemoryBound(to: CChar.self), method) == 0
+      let count = name.utf8CodeUnitCount
+      return strncmp(
+        UnsafeRawPointer(name.utf8Start).assumingMemoryBound(to: CChar.self), method, count) == 0
+        && method[count] == 0
     }
     switch UInt8(bitPattern: method[0]) {
     case UInt8(ascii: "G") where spells("GET"): return "GET"

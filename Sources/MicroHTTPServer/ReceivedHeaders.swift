@@ -6,11 +6,11 @@ internal import CMicroHTTPD
 ///
 /// Valid only while the access handler runs (the connection's buffer is reused afterwards): the
 /// state's handler generation moves on as soon as the handler returns, and from then on every
-/// lookup through this view answers nothing rather than read freed memory, even once the state
-/// serves the connection's next request.
+/// header lookup through this view answers nothing rather than read freed memory. (A view keeps
+/// its state from serving the connection's next request: a state still held is not reused.)
 struct ReceivedHeaders: @unchecked Sendable {
-  // @unchecked: the state's fields are read only while its handler runs, on its worker thread;
-  // afterwards only the (atomic) generation is.
+  // @unchecked: the state's fields are read on its worker thread while its handler runs; after
+  // that, on any thread, only the (atomic) generation and the peer address formatted earlier.
   private let request: RequestState
   private let generation: Int
 
@@ -28,7 +28,7 @@ struct ReceivedHeaders: @unchecked Sendable {
   private var fields: [HeaderBlockAudit.Field] { request.fields }
   private var blockStart: UInt { request.blockStart }
 
-  /// The first value of `name` (MHD compares names without regard to case).
+  /// The first value of `name`, its name compared without regard to ASCII case.
   func first(_ name: String) -> String? {
     firstValue(name).map { String(decoding: $0, as: UTF8.self) }
   }
@@ -70,10 +70,11 @@ struct ReceivedHeaders: @unchecked Sendable {
     return fields
   }
 
-  /// "127.0.0.1", "::1", …; "" when unknown or no longer readable.
+  /// "127.0.0.1", "::1", …; "" when unknown, or when first asked for after the handler returned
+  /// (once formatted, it stays).
   var peerAddress: String {
-    guard isOpen, let connection = request.mhdConnection else { return "" }
     if let address = request.peerAddress { return address }
+    guard isOpen, let connection = request.mhdConnection else { return "" }
     let text = PeerAddress.string(cmhd_client_address(connection))
     request.peerAddress = text
     return text

@@ -3,13 +3,16 @@ import Synchronization
 /// One request's state while MHD reads it, owned through `*con_cls`: taken (retained) in the
 /// URI log callback, released in the request-completed callback, where it is kept by its
 /// connection for the next request (see ``reuse(target:targetAddress:targetLength:)``), so a
-/// kept-alive connection allocates it once. Only the connection's worker
-/// thread touches it, one callback at a time, so its fields need no run-time exclusivity checks
+/// kept-alive connection allocates it once. The connection's worker thread changes it, one
+/// callback at a time, so its fields need no run-time exclusivity checks
 /// (`@exclusivity(unchecked)`): they cost more than the rest of a small request's bookkeeping.
+/// A request that its handler keeps (through ``ReceivedHeaders``) may be read on another thread,
+/// but only once the handler has returned: from then on the worker leaves this state alone,
+/// since a state someone else still holds is not reused (see `mhdRequestCompleted`).
 final class RequestState {
   /// Moves on each time a handler of this state's requests returns, ending the
-  /// ``ReceivedHeaders`` views it was given. Atomic: a request a handler kept may be read on
-  /// another thread.
+  /// ``ReceivedHeaders`` views it was given. Atomic: the thread that reads a kept request must
+  /// see that its handler returned.
   private let generation = Atomic<Int>(0)
   var handlerGeneration: Int { generation.load(ordering: .acquiring) }
   func handlerReturned() { generation.add(1, ordering: .releasing) }

@@ -147,13 +147,11 @@ public struct Router: HTTPHandler {
       return nil
     }
     guard let found else { return nil }
-    // Timed from the match: a constant answer has no handler to time.
-    let started = MonotonicClock.nanoseconds()
+    // A constant answer runs no handler: it takes no handler time.
     constants[found].observer?(
       RequestSummary(
         route: constants[found].pattern, method: method,
-        status: constants[found].response.response.status,
-        nanoseconds: MonotonicClock.nanoseconds() &- started))
+        status: constants[found].response.response.status, nanoseconds: 0))
     return constants[found].response
   }
 
@@ -229,7 +227,8 @@ public struct RequestSummary: Sendable {
   public var route: String?
   public var method: String
   public var status: Int
-  /// How long the handler took, in nanoseconds of the monotonic clock.
+  /// How long the handler took, in nanoseconds of the monotonic clock (0 for a constant route,
+  /// which runs none).
   public var nanoseconds: Int64
   public var duration: Duration { .nanoseconds(nanoseconds) }
 

@@ -295,6 +295,7 @@ public struct JSONWriter: ~Copyable {
   /// Writes the decimal digits of a non-negative number at `output` (room for 20 digits),
   /// returning how many were written.
   static func writeDigits(of value: Int, to output: UnsafeMutablePointer<UInt8>) -> Int {
+    precondition(value >= 0, "digits of a negative number")
     if value < 10 {
       output[0] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value)
       return 1

@@ -10,12 +10,12 @@ struct EventLog: Sendable {
   /// One event as clients get it.
   struct Entry: Sendable {
     var seq: Int
-    var type: String
+    var type: StaticString
     var json: [UInt8]
 
     init(_ event: NavigationEvent) {
       seq = event.seq
-      type = event.kind.typeName
+      type = event.kind.staticTypeName
       json = StateJSON.encodeEvent(event)
     }
   }

@@ -44,8 +44,6 @@ enum MemoryFootprint {
   /// A coordinator in the tree (its entry, its share of its parent's children, its params), without
   /// its params' strings.
   static let coordinator = 180
-  /// A coordinator's entry in a kept copy of the table, beside the live one.
-  static let coordinatorEntry = 80
   /// A state cache beyond its encodings.
   static let stateCache = 128
   /// A heap block's header and the allocator's rounding.

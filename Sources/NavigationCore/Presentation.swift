@@ -13,13 +13,13 @@ public enum Presentation: String, Sendable, Hashable, CaseIterable {
 }
 
 /// Why a session ended.
-public enum SessionEndReason: String, Sendable, Hashable {
+public enum SessionEndReason: String, Sendable, Hashable, CaseIterable {
   case deleted
   case expired
 }
 
 /// Why a coordinator was stopped.
-public enum StopReason: String, Sendable, Hashable {
+public enum StopReason: String, Sendable, Hashable, CaseIterable {
   case pop
   case dismiss
   case replace

@@ -5,9 +5,9 @@ public final class RouteGraph: Sendable {
   /// Routes in file order: deep links try them in this order.
   public let routes: [Route]
   private let indexByName: [String: Int]
-  /// The route names in file order, searched in place of `indexByName` while there are few: a
-  /// route name of up to 15 bytes is a small string, which compares equal by its bits, so a scan
-  /// of a few of them costs less than hashing one.
+  /// The route names in file order, searched in place of `indexByName` while there are few (see
+  /// `scannedRouteCount`): comparing a name with a handful costs less than hashing it (a name of
+  /// up to 15 bytes is a small string, equal to another by its bits).
   private let smallNames: [String]?
   /// For each route (by index), what may be shown from it; worked out once, when loaded, so
   /// that a state's `allowed` costs no set lookups.

@@ -33,6 +33,26 @@ final class ConstantRouteTests: XCTestCase {
     XCTAssertEqual(router.handle(HTTPRequest(method: "HEAD", path: "/healthz")).status, 200)
   }
 
+  /// Constants are ruled out by the path's length first: paths of several lengths, and of 63
+  /// bytes or more (which share one bit of the length mask), still match only themselves.
+  func testConstantsOfManyLengthsMatchOnlyThemselves() {
+    let long = "/" + String(repeating: "a", count: 70)
+    let longer = "/" + String(repeating: "b", count: 99)
+    var router = Router()
+    for path in ["/", "/a.css", "/healthz", long, longer] {
+      router.add("GET", path, constant: HTTPResponse(status: 200, body: Array(path.utf8)))
+    }
+    for path in ["/", "/a.css", "/healthz", long, longer] {
+      XCTAssertEqual(body(router.constantResponse(method: "GET", target: path)?.response), path)
+      XCTAssertEqual(
+        body(router.constantResponse(method: "GET", target: path + "?q=1")?.response), path)
+    }
+    let sameLengthAsLong = "/" + String(repeating: "c", count: 70)
+    for path in ["/b.css", "/healthy", sameLengthAsLong, "/" + String(repeating: "a", count: 80)] {
+      XCTAssertNil(router.constantResponse(method: "GET", target: path), path)
+    }
+  }
+
   func testAHandlerRegisteredLaterReplacesTheConstant() {
     var router = Router()
     router.add("GET", "/healthz", constant: Self.ok)
@@ -45,12 +65,16 @@ final class ConstantRouteTests: XCTestCase {
     let seen = Mutex<[String]>([])
     var router = Router(observers: { pattern in
       { summary in
-        seen.withLock { $0.append("\(pattern ?? "-") \(summary.method) \(summary.status)") }
+        seen.withLock {
+          $0.append(
+            "\(pattern ?? "-") \(summary.method) \(summary.status) \(summary.nanoseconds)")
+        }
       }
     })
     router.add("GET", "/healthz", constant: Self.ok)
     _ = router.constantResponse(method: "GET", target: "/healthz")
-    XCTAssertEqual(seen.withLock { $0 }, ["/healthz GET 200"])
+    // A constant answer runs no handler: no handler time.
+    XCTAssertEqual(seen.withLock { $0 }, ["/healthz GET 200 0"])
   }
 
   func testOverASocketConstantAndOtherRequestsAlternateOnOneConnection() throws {

@@ -120,22 +120,30 @@ final class HardeningUnitTests: XCTestCase {
       let clean = value.allSatisfy(HeaderBlockAudit.isFieldValueByte)
       XCTAssertEqual(block.problem == nil, clean, "\(value)")
 
+      // Bytes from 0x80 up stand for UTF-8 (a stray one decodes to U+FFFD, also such bytes).
       let target =
         "/"
-        + String(
-          decoding: randomBytes(Int.random(in: 0...40, using: &generator)).map { $0 & 0x7F },
-          as: UTF8.self)
+        + String(decoding: randomBytes(Int.random(in: 0...40, using: &generator)), as: UTF8.self)
       let targetClean = target.utf8.allSatisfy(HeaderBlockAudit.isTargetByte)
       XCTAssertEqual(
         ParsedBlock(target: target, fields: [("Host", "x")]).problem == nil, targetClean,
         target.debugDescription)
     }
+    // Each test the audit makes of a word, against the bytes: below a space (values), below
+    // "!" (targets), and DEL (the word XORed with 0x7F, then a byte below 1).
     for _ in 0..<20_000 {
-      let word = UInt64.random(in: .min ... .max, using: &generator)
-      let bytes = withUnsafeBytes(of: word) { Array($0) }
+      let bytes = randomBytes(8)
+      let word = bytes.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
       XCTAssertEqual(
         HeaderBlockAudit.hasByte(in: word, below: 0x2020_2020_2020_2020),
         bytes.contains { $0 < 0x20 })
+      XCTAssertEqual(
+        HeaderBlockAudit.hasByte(in: word, below: 0x2121_2121_2121_2121),
+        bytes.contains { $0 < 0x21 })
+      XCTAssertEqual(
+        HeaderBlockAudit.hasByte(
+          in: word ^ 0x7F7F_7F7F_7F7F_7F7F, below: 0x0101_0101_0101_0101),
+        bytes.contains(0x7F))
     }
   }
 

@@ -76,8 +76,22 @@ final class RoutingOverSocketTests: XCTestCase {
     XCTAssertEqual(kept.remoteAddress, "")
   }
 
+  /// An address read while the handler ran stays with a kept request.
+  func testAKeptRequestKeepsTheAddressItsHandlerRead() throws {
+    let probe = StreamProbe()
+    let server = try startTestServer(probe: probe)
+    defer { server.shutdown(gracePeriodSeconds: 1) }
+    let client = try RawHTTPClient(port: server.port)
+    try client.send("GET /keep-address HTTP/1.1\r\nHost: test\r\n\r\n")
+    XCTAssertEqual(try client.readResponse().text, "127.0.0.1")
+    let kept = try XCTUnwrap(probe.keptRequest.withLock { $0 })
+    XCTAssertEqual(kept.remoteAddress, "127.0.0.1")
+    XCTAssertTrue(kept.headers.pairs.isEmpty)
+  }
+
   /// Lookups read the fields where libmicrohttpd reported them: the first of a name, in any
   /// case, an empty value as empty, and no field for a name of the same length that differs.
+  /// One connection, so each request reuses the one before's state (`/tag` keeps none).
   func testHeaderLookupsTakeTheFirstFieldOfANameInAnyCase() throws {
     let server = try startTestServer()
     defer { server.shutdown(gracePeriodSeconds: 1) }
@@ -89,8 +103,8 @@ final class RoutingOverSocketTests: XCTestCase {
       ("X-Tab: near\r\nX-Tagged: longer\r\n", "-"),
       ("", "-"),
     ]
-    for (fields, expected) in cases {
-      try client.send("GET /keep HTTP/1.1\r\nHost: test\r\n\(fields)\r\n")
+    for (fields, expected) in cases + cases {
+      try client.send("GET /tag HTTP/1.1\r\nHost: test\r\n\(fields)\r\n")
       let response = try client.readResponse()
       XCTAssertEqual(response.status, 200, fields)
       XCTAssertEqual(response.text, expected, fields)

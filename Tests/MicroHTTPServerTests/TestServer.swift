@@ -59,6 +59,15 @@ func makeTestRouter(probe: StreamProbe) -> Router {
     probe.keptRequest.withLock { $0 = request }
     return HTTPResponse(status: 200, body: Array((request.headers["x-tag"] ?? "-").utf8))
   }
+  // The same without keeping it: the connection's request state is reused for the next one.
+  router.add("GET", "/tag") { request, _ in
+    HTTPResponse(status: 200, body: Array((request.headers["x-tag"] ?? "-").utf8))
+  }
+  router.add("GET", "/keep-address") { request, _ in
+    let address = request.remoteAddress
+    probe.keptRequest.withLock { $0 = request }
+    return HTTPResponse(status: 200, body: Array(address.utf8))
+  }
   router.add("GET", "/stream") { request, _ in
     let limit = request.queryItem("max").flatMap { Int($0) } ?? 1 << 20
     let stream = HTTPStream(maxBufferedBytes: limit) {

@@ -132,7 +132,7 @@ import Testing
     #expect(log.oldestSeq == 191)
     let entries = log.after(195)
     #expect(entries?.map(\.seq) == [196, 197, 198, 199, 200])
-    #expect(entries?.first?.type == "coordinator.started")
+    #expect(entries?.first.map { $0.type.description } == "coordinator.started")
     #expect(entries?.first?.json == StateJSON.encodeEvent(started(196)))
     #expect(log.after(190)?.count == 10)
     #expect(log.after(189) == nil)

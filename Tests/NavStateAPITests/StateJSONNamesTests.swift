@@ -11,10 +11,7 @@ import Testing
     for presentation in Presentation.allCases {
       #expect(text(presentation.jsonName) == presentation.rawValue)
     }
-    let reasons: [StopReason] = [.pop, .dismiss, .replace, .reset, .teardown, .sessionEnded]
-    for reason in reasons { #expect(text(reason.jsonName) == reason.rawValue) }
-    for reason in [SessionEndReason.deleted, .expired] {
-      #expect(text(reason.jsonName) == reason.rawValue)
-    }
+    for reason in StopReason.allCases { #expect(text(reason.jsonName) == reason.rawValue) }
+    for reason in SessionEndReason.allCases { #expect(text(reason.jsonName) == reason.rawValue) }
   }
 }
