@@ -81,11 +81,7 @@ final class ConstantRouteTests: XCTestCase {
     var router = Router()
     router.add("GET", "/healthz", constant: Self.ok)
     router.add("POST", "/echo") { request, _ in HTTPResponse(status: 200, body: request.body) }
-    var configuration = HTTPServerConfiguration()
-    configuration.host = "127.0.0.1"
-    configuration.port = 0
-    configuration.threads = 2
-    let server = try HTTPServer(configuration: configuration, handler: router)
+    let server = try startTestServer(router: router)
     defer { server.shutdown(gracePeriodSeconds: 1) }
     let client = try RawHTTPClient(port: server.port)
     // The connection's request state is reused from one request to the next: each request
@@ -122,11 +118,7 @@ final class ConstantRouteTests: XCTestCase {
           taking: start, count: payload.count, capacity: payload.count,
           deallocate: countingDeallocate))
     }
-    var configuration = HTTPServerConfiguration()
-    configuration.host = "127.0.0.1"
-    configuration.port = 0
-    configuration.threads = 2
-    let server = try HTTPServer(configuration: configuration, handler: router)
+    let server = try startTestServer(router: router)
     defer { server.shutdown(gracePeriodSeconds: 1) }
     let client = try RawHTTPClient(port: server.port)
     let before = bodyBuffersGivenBack.load(ordering: .acquiring)

@@ -84,13 +84,20 @@ func startTestServer(
   probe: StreamProbe = StreamProbe(),
   _ configure: (inout HTTPServerConfiguration) -> Void = { _ in }
 ) throws -> HTTPServer {
+  try startTestServer(router: makeTestRouter(probe: probe), configure)
+}
+
+/// The same, answering with `router`.
+func startTestServer(
+  router: Router, _ configure: (inout HTTPServerConfiguration) -> Void = { _ in }
+) throws -> HTTPServer {
   var configuration = HTTPServerConfiguration()
   configuration.host = "127.0.0.1"
   configuration.port = 0
   configuration.threads = 2
   configuration.connectionTimeoutSeconds = 5
   configure(&configuration)
-  return try HTTPServer(configuration: configuration, handler: makeTestRouter(probe: probe))
+  return try HTTPServer(configuration: configuration, handler: router)
 }
 
 /// A simple GET on a fresh connection.
