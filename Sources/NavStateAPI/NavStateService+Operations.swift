@@ -50,7 +50,7 @@ extension NavStateService {
     var events: Int
   }
 
-  /// Applies one command under the session's lock and answers `{session, events}`, or
+  /// Applies one command under the session's lock and answers `{version, session, events}`, or
   /// `{version, events}` to a client that sent `Prefer: return=minimal` (it follows the stream,
   /// so the state would be sent for nothing).
   /// With `--data-dir`, the change is journaled as `operation` and its body (the request's, or
@@ -105,11 +105,12 @@ extension NavStateService {
         entries = data.streamEntries(events)
         store.delivered(data.deliver(entries))
       }
+      // One shape for both answers (`MutationResult`): the version always, the state unless
+      // the client follows the stream.
       writer.beginObject()
-      if minimal {
-        writer.key("version")
-        writer.int(data.navigation.version)
-      } else {
+      writer.key("version")
+      writer.int(data.navigation.version)
+      if !minimal {
         writer.key("session")
         record.writeState(of: &data, into: &writer)
       }
