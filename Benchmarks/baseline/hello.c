@@ -1,6 +1,7 @@
 /* The ceiling NavState is measured against: libmicrohttpd answering any request with ~60 bytes of JSON,
  * epoll with an internal thread pool, as navstate starts it. Usage: hello PORT THREADS */
 #include <microhttpd.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,10 +23,15 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *connection, cons
   return MHD_queue_response(connection, MHD_HTTP_OK, response);
 }
 
-static volatile sig_atomic_t stop = 0;
-static void on_signal(int signal) { (void)signal; stop = 1; }
-
 int main(int argc, char **argv) {
+  /* SIGINT and SIGTERM are blocked before libmicrohttpd starts its threads, which inherit the
+   * mask, and taken here with sigwait: a handler with `while (!stop) pause();` never wakes when
+   * the signal is delivered to one of those threads instead, and the process waits forever. */
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, NULL);
   unsigned port = argc > 1 ? (unsigned)atoi(argv[1]) : 8081;
   unsigned threads = argc > 2 ? (unsigned)atoi(argv[2]) : 2;
   response = MHD_create_response_from_buffer(strlen(body), (void *)body, MHD_RESPMEM_PERSISTENT);
@@ -37,9 +43,8 @@ int main(int argc, char **argv) {
   if (daemon == NULL) { fprintf(stderr, "cannot start on port %u\n", port); return 1; }
   printf("listening on http://127.0.0.1:%u\n", port);
   fflush(stdout);
-  signal(SIGINT, on_signal);
-  signal(SIGTERM, on_signal);
-  while (!stop) pause();
+  int received = 0;
+  while (sigwait(&stop_signals, &received) != 0) {}
   MHD_stop_daemon(daemon);
   MHD_destroy_response(response);
   return 0;

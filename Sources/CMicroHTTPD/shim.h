@@ -126,6 +126,23 @@ static inline size_t cmhd_request_header_size(struct MHD_Connection *connection)
   return (NULL == info) ? 0 : info->header_size;
 }
 
+/// Why: MHD_set_response_options is variadic. Marks a response as HTTP/1.0-compatible, so that
+/// one of unknown size is ended by closing the connection instead of chunked. 0.9.75 sends a
+/// chunked body's last chunk (`0\r\n\r\n`) even in answer to HEAD, which a kept-alive client
+/// then reads as the start of its next answer; a HEAD answer made this way carries no byte of body.
+static inline enum MHD_Result cmhd_end_by_close(struct MHD_Response *response) {
+  return MHD_set_response_options(response, MHD_RF_HTTP_1_0_COMPATIBLE_STRICT, MHD_RO_END);
+}
+
+/// Why: MHD_get_connection_info is variadic. The status of the response queued on the
+/// connection (MHD_CONNECTION_INFO_HTTP_STATUS), 0 if none: how a request that libmicrohttpd
+/// answered on its own (431, a malformed Content-Length) was answered.
+static inline unsigned int cmhd_http_status(struct MHD_Connection *connection) {
+  const union MHD_ConnectionInfo *info =
+    MHD_get_connection_info(connection, MHD_CONNECTION_INFO_HTTP_STATUS);
+  return (NULL == info) ? 0 : info->http_status;
+}
+
 /// Why: MHD_SIZE_UNKNOWN is a macro with a cast, which Swift does not import.
 static inline uint64_t cmhd_size_unknown(void) { return MHD_SIZE_UNKNOWN; }
 

@@ -22,12 +22,18 @@ final class ConnectionRegistry: Sendable {
   let limit: Int
   let timing: RequestDeadlines
   private let onRefused: @Sendable (String) -> Void
+  /// Told of each request answered 408 here, for the request metrics.
+  private let onTimedOut: @Sendable () -> Void
   private let sweeper: Locked<SweepTimer?> = Locked(nil)
 
-  init(limit: Int, timing: RequestDeadlines, onRefused: @escaping @Sendable (String) -> Void) {
+  init(
+    limit: Int, timing: RequestDeadlines, onRefused: @escaping @Sendable (String) -> Void,
+    onTimedOut: @escaping @Sendable () -> Void = {}
+  ) {
     self.limit = limit
     self.timing = timing
     self.onRefused = onRefused
+    self.onTimedOut = onTimedOut
   }
 
   var count: Int { openCount.load(ordering: .relaxed) }
@@ -81,6 +87,7 @@ final class ConnectionRegistry: Sendable {
               state.descriptor, bytes.baseAddress, bytes.count,
               Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT))
           }
+          onTimedOut()
         }
         _ = shutdown(state.descriptor, Int32(SHUT_RDWR))
       }

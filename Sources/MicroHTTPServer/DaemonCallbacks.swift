@@ -92,6 +92,10 @@ func mhdRequestCompleted(
   let idleDeadline = Unmanaged<ServerContext>.fromOpaque(cls)._withUnsafeGuaranteedRef { context in
     if request.counted {
       context.inFlight.subtract(1, ordering: .releasing)
+    } else if let connection, case let status = cmhd_http_status(connection), status >= 400 {
+      // The handler never saw this request: libmicrohttpd answered it itself (headers past the
+      // connection's memory, 431; a Content-Length it cannot read, 400).
+      context.handler.recordRefusal(method: "", status: Int(status))
     }
     return context.connections.timing.waiting(from: MonotonicClock.now())
   }

@@ -26,6 +26,13 @@ extension Exchange {
       mhdResponse = MHD_create_response_from_buffer_with_free_callback_cls(
         buffer.count, UnsafeMutableRawPointer(mutating: buffer.start), releaseBodyBuffer, retained)
       if mhdResponse == nil { Unmanaged<BodyBuffer>.fromOpaque(retained).release() }
+    case .stream(let stream) where request.method == "HEAD":
+      // The head of a stream and nothing else (RFC 9110 §9.3.2): the stream is over before it
+      // starts, and the answer ends by closing the connection (see `cmhd_end_by_close`).
+      if stream.markReleased() { stream.onClose() }
+      mhdResponse = MHD_create_response_from_callback(
+        cmhd_size_unknown(), 1, mhdEndAtOnce, nil, nil)
+      if let mhdResponse { _ = cmhd_end_by_close(mhdResponse) }
     case .stream(let stream):
       guard context.streams.attach(stream, to: UnsafeHandle(pointer: connection)) else {
         context.log("an HTTPStream was returned in more than one response")
@@ -82,4 +89,12 @@ extension Exchange {
 private func releaseBodyBuffer(_ cls: UnsafeMutableRawPointer?) {
   guard let cls else { return }
   Unmanaged<BodyBuffer>.fromOpaque(cls).release()
+}
+
+/// MHD_ContentReaderCallback of a body that has ended before its first byte.
+private func mhdEndAtOnce(
+  _ cls: UnsafeMutableRawPointer?, _ position: UInt64, _ buffer: UnsafeMutablePointer<CChar>?,
+  _ capacity: Int
+) -> Int {
+  cmhd_content_reader_end_of_stream()
 }

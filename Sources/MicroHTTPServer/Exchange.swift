@@ -82,10 +82,26 @@ struct Exchange {
         status: 400, code: "bad_host", title: "Bad Request",
         detail: "An HTTP/1.1 request must carry exactly one Host field.")
     }
+    // Credentials are one value (RFC 9110 §11.6.2): with two, which one a proxy in front
+    // checked and which one is acted on could differ.
+    if request.authorizationCount > 1 {
+      return .problem(
+        status: 400, code: "bad_authorization", title: "Bad Request",
+        detail: "A request may carry at most one Authorization field.")
+    }
+    // Absolute form: served as its origin form, and its authority stands for Host (RFC 9112
+    // §3.2.2), which the audit above has seen as the client sent it.
+    let absolute = RequestTarget.absoluteForm(request.target)
+    if let absolute { request.target = absolute.originForm }
     if !context.allowedHosts.isEmpty {
-      let value = UnsafeRawBufferPointer(
-        rebasing: block[request.host.offset..<(request.host.offset + request.host.length)])
-      let host = HostName.normalized(String(decoding: value, as: UTF8.self))
+      let host: String
+      if let absolute {
+        host = HostName.normalized(String(absolute.authority))
+      } else {
+        let value = UnsafeRawBufferPointer(
+          rebasing: block[request.host.offset..<(request.host.offset + request.host.length)])
+        host = HostName.normalized(String(decoding: value, as: UTF8.self))
+      }
       if !context.allowedHosts.contains(host) {
         return .problem(
           status: 421, code: "misdirected_request", title: "Misdirected Request",
@@ -95,9 +111,11 @@ struct Exchange {
     return nil
   }
 
-  /// Answers at once with `response` and closes the connection afterwards.
+  /// Answers at once with `response` and closes the connection afterwards; counted as a
+  /// refusal, since no route sees it.
   private func refuse(_ response: HTTPResponse) -> MHD_Result {
     guard request.connection?.advance(to: .processing, deadline: 0) != false else { return .NO }
+    context.handler.recordRefusal(method: request.method, status: response.status)
     return send(response, close: true)
   }
 
@@ -129,6 +147,7 @@ struct Exchange {
       else { return .NO }
       let response = HTTPResponse.problem(
         status: status, code: code, title: Self.title(status), detail: detail)
+      context.handler.recordRefusal(method: request.method, status: status)
       return send(response, close: true)
     }
     if let constant = context.handler.constantResponse(
@@ -224,6 +243,8 @@ private func record(
     request.contentLengths.append(decodeUTF8(value, valueSize))
   } else if name.equalsIgnoringASCIICase("transfer-encoding") {
     request.transferEncodings.append(decodeUTF8(value, valueSize))
+  } else if name.equalsIgnoringASCIICase("authorization") {
+    request.authorizationCount += 1
   }
 }
 

@@ -7,6 +7,11 @@ public protocol HTTPHandler: Sendable {
 
   /// See the default implementation: nil unless the handler knows constant answers.
   func constantResponse(method: String, target: String) -> ConstantResponse?
+
+  /// Told of a request the server answered itself, before any route saw it: a refusal of its
+  /// framing or fields (400, 413, 421, 431, 501). `method` is empty when the request line was
+  /// never handed over (libmicrohttpd refused the request on its own).
+  func recordRefusal(method: String, status: Int)
 }
 
 extension HTTPHandler {
@@ -14,6 +19,9 @@ extension HTTPHandler {
   /// (a health check, a static file), so that the server can send it without building the
   /// request. Nil: build the request and call `handle`.
   public func constantResponse(method: String, target: String) -> ConstantResponse? { nil }
+
+  /// Ignores refusals.
+  public func recordRefusal(method: String, status: Int) {}
 }
 
 /// An answer that is the same for every request it answers (a health check, a static file),

@@ -19,8 +19,19 @@ enum RequestFraming: Equatable {
           status: 400, code: "bad_content_length",
           detail: "Content-Length must not be sent together with Transfer-Encoding.")
       }
-      guard transferEncodings.count == 1,
+      // libmicrohttpd drops the whitespace before a value but not after it, and reads a body
+      // as chunked only when the value is exactly `chunked`: `chunked ` would be waited for as
+      // a body of unknown framing until the connection times out. RFC 9110 §5.5 makes the two
+      // the same value, so the one libmicrohttpd cannot read is refused, clearly and at once.
+      if transferEncodings.count == 1, transferEncodings[0] != trimmed(transferEncodings[0]),
         trimmed(transferEncodings[0]).equalsIgnoringASCIICase("chunked")
+      {
+        return .reject(
+          status: 400, code: "bad_transfer_encoding",
+          detail: "Send \"Transfer-Encoding: chunked\" with no whitespace after the value.")
+      }
+      guard transferEncodings.count == 1,
+        transferEncodings[0].equalsIgnoringASCIICase("chunked")
       else {
         return .reject(
           status: 501, code: "unsupported_transfer_encoding",

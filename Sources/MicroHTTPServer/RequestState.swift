@@ -21,8 +21,9 @@ final class RequestState {
   /// The peer's address, once formatted for this request.
   @exclusivity(unchecked) var peerAddress: String?
 
-  /// The request target exactly as received ("/path?query").
-  @exclusivity(unchecked) private(set) var target: String
+  /// The request target as received ("/path?query"), or the origin form of one received in
+  /// absolute form (see ``RequestTarget/absoluteForm(_:)``).
+  @exclusivity(unchecked) var target: String
   /// The connection it came on; nil only if MHD skipped the connection-notify callback.
   let connection: ConnectionState?
   /// Where MHD's read buffer holds the target, and its length as a C string, for
@@ -48,6 +49,7 @@ final class RequestState {
   @exclusivity(unchecked) var blockStart: UInt = 0
   @exclusivity(unchecked) var fields: [HeaderBlockAudit.Field] = []
   @exclusivity(unchecked) var hostCount = 0
+  @exclusivity(unchecked) var authorizationCount = 0
   /// Where the (first) Host field's value lies in the block.
   @exclusivity(unchecked) var host = HeaderBlockAudit.Span(offset: 0, length: 0)
 
@@ -81,6 +83,7 @@ final class RequestState {
     peerAddress = nil
     if fields.capacity > 64 { fields = [] } else { fields.removeAll(keepingCapacity: true) }
     hostCount = 0
+    authorizationCount = 0
     host = HeaderBlockAudit.Span(offset: 0, length: 0)
   }
 }

@@ -24,3 +24,26 @@ enum RequestTarget {
     return UnsafeRawPointer(found) - UnsafeRawPointer(base)
   }
 }
+
+extension RequestTarget {
+  /// A target in absolute form (`http://host:8080/healthz?x`, RFC 9112 §3.2.2), as its
+  /// authority and the origin form it stands for (`/healthz?x`); nil for any other target.
+  /// Servers must accept it, though only proxies are normally sent it.
+  static func absoluteForm(_ target: String) -> (authority: Substring, originForm: String)? {
+    let lowered = target.prefix(8).lowercased()
+    let schemeLength: Int
+    if lowered.hasPrefix("http://") {
+      schemeLength = 7
+    } else if lowered.hasPrefix("https://") {
+      schemeLength = 8
+    } else {
+      return nil
+    }
+    let rest = target.utf8.dropFirst(schemeLength)
+    let authorityEnd =
+      rest.firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") } ?? rest.endIndex
+    let authority = Substring(rest[rest.startIndex..<authorityEnd])
+    let remainder = Substring(rest[authorityEnd...])
+    return (authority, remainder.hasPrefix("/") ? String(remainder) : "/" + remainder)
+  }
+}

@@ -155,6 +155,11 @@ public struct Router: HTTPHandler {
     return constants[found].response
   }
 
+  /// A refusal no route saw is counted with the requests that matched none.
+  public func recordRefusal(method: String, status: Int) {
+    unmatchedObserver?(RequestSummary(route: nil, method: method, status: status, nanoseconds: 0))
+  }
+
   public func handle(_ request: HTTPRequest) -> HTTPResponse {
     guard makeObserver != nil else { return route(request).response }
     let started = MonotonicClock.nanoseconds()

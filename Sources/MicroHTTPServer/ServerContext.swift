@@ -32,7 +32,9 @@ final class ServerContext: Sendable {
         headers: Milliseconds(configuration.headerTimeoutSeconds * 1000),
         minimumBodyBytesPerSecond: configuration.minimumBodyBytesPerSecond,
         idle: Milliseconds(configuration.connectionTimeoutSeconds) * 1000),
-      onRefused: { message in errorLog?(ServerLogMessage(text: message, kind: .connectionRefused)) }
+      onRefused: { message in errorLog?(ServerLogMessage(text: message, kind: .connectionRefused))
+      },
+      onTimedOut: { handler.recordRefusal(method: "", status: 408) }
     )
   }
 

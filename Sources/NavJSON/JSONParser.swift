@@ -178,9 +178,10 @@ private struct Reader {
     }
   }
 
-  /// A number is an `int` when it is exactly an integer within Int64, whatever its notation
-  /// (`42`, `42.0`, `4.2e1`), and a `double` otherwise. Exactness is decided on the digits as
-  /// written, never through floating point: `9007199254740993` stays itself and `1e-999` is not 0.
+  /// A number written as plain digits within Int64 is an `int`; any other is kept as its text
+  /// (`.number`), with its value as an exact integer when it is one, whatever its notation
+  /// (`42.0`, `4.2e1`). Exactness is decided on the digits as written, never through floating
+  /// point: `9007199254740993` stays itself and `1e-999` is not 0.
   mutating func readNumber() throws(JSONParseError) -> JSONValue {
     let start = index
     var isInteger = true
@@ -222,15 +223,15 @@ private struct Reader {
       if exponentNegative { exponent = -exponent }
     }
     let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
-    if isInteger, let value = Int(text) { return .int(value) }
-    if let exact = ExactInteger.value(
+    // `-0` is kept as written: as an integer it would be written back as `0`.
+    if isInteger, let value = Int(text), value != 0 || !negative { return .int(value) }
+    let exact = ExactInteger.value(
       negative: negative, integerDigits: bytes[integerStart..<integerEnd],
       fractionDigits: bytes[fraction], exponent: exponent)
-    {
-      return .int(exact)
+    if exact == nil {
+      guard let value = Double(text), value.isFinite else { throw error("number out of range") }
     }
-    guard let value = Double(text), value.isFinite else { throw error("number out of range") }
-    return .double(value)
+    return .number(JSONNumber(text: text, integerValue: exact))
   }
 
   /// Objects are small: a linear scan beats hashing until they are not (16 members).

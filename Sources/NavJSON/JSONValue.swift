@@ -1,12 +1,17 @@
 /// A JSON document as a value. Objects keep their members in the order they were written,
 /// so what a client sends is echoed back the way it was sent.
+///
+/// Numbers read from JSON text keep that text: a value is written back exactly as it was sent
+/// (`1.50`, `4.2e1`, `12345678901234567890123`), whatever a `Double` would make of it.
 public enum JSONValue: Sendable, Equatable, Hashable {
   case null
   case bool(Bool)
-  /// A number that is exactly an integer within Int64, however it was written (`42`, `4.2e1`).
+  /// An integer within Int64: one written as plain digits, or one made in code.
   case int(Int)
-  /// Any other number: it has a fractional part, or it is outside Int64.
+  /// A number made in code (written back in its shortest form).
   case double(Double)
+  /// A number as it was written, when that is not plain digits within Int64.
+  case number(JSONNumber)
   case string(String)
   case array([JSONValue])
   case object(JSONObject)
@@ -16,16 +21,21 @@ public enum JSONValue: Sendable, Equatable, Hashable {
     return nil
   }
 
-  /// Only an exact integer: a `double` is never rounded into one.
+  /// Only an exact integer within Int64, however it was written (`42`, `42.0`, `4.2e1`): a
+  /// fraction is never rounded into one.
   public var intValue: Int? {
-    if case .int(let value) = self { return value }
-    return nil
+    switch self {
+    case .int(let value): return value
+    case .number(let number): return number.integerValue
+    default: return nil
+    }
   }
 
   public var doubleValue: Double? {
     switch self {
     case .int(let value): return Double(value)
     case .double(let value): return value
+    case .number(let number): return number.doubleValue
     default: return nil
     }
   }
@@ -59,12 +69,79 @@ public enum JSONValue: Sendable, Equatable, Hashable {
     switch self {
     case .null: "null"
     case .bool: "boolean"
-    case .int, .double: "number"
+    case .int, .double, .number: "number"
     case .string: "string"
     case .array: "array"
     case .object: "object"
     }
   }
+}
+
+extension JSONValue {
+  /// Numbers are equal when their values are, however they are held (`.int(42)` and the parsed
+  /// text `42.0`; `.double(0.25)` and `25e-2`): two exact integers compare exactly, any other
+  /// pair as `Double`s. Everything else compares by case and contents.
+  public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
+    switch (lhs, rhs) {
+    case (.null, .null): return true
+    case (.bool(let a), .bool(let b)): return a == b
+    case (.string(let a), .string(let b)): return a == b
+    case (.array(let a), .array(let b)): return a == b
+    case (.object(let a), .object(let b)): return a == b
+    case (.int(let a), .int(let b)): return a == b
+    default:
+      guard let a = lhs.doubleValue, let b = rhs.doubleValue else { return false }
+      if let exactA = lhs.exactInteger, let exactB = rhs.exactInteger { return exactA == exactB }
+      return a == b
+    }
+  }
+
+  public func hash(into hasher: inout Hasher) {
+    switch self {
+    case .null: hasher.combine(0)
+    case .bool(let flag): hasher.combine(flag)
+    case .string(let text): hasher.combine(text)
+    case .array(let elements): hasher.combine(elements)
+    case .object(let object): hasher.combine(object)
+    // Equal numbers have equal `Double`s, whichever way they are compared.
+    case .int, .double, .number: hasher.combine(doubleValue)
+    }
+  }
+
+  /// The value as an exact integer, when it is one.
+  private var exactInteger: Int? {
+    switch self {
+    case .int(let value): return value
+    case .double(let value): return Int(exactly: value)
+    case .number(let number): return number.integerValue
+    default: return nil
+    }
+  }
+}
+
+/// A number as it was written in JSON text, checked against the grammar and finite, with its
+/// value as an exact integer when it is one.
+public struct JSONNumber: Sendable, Hashable {
+  /// The number's JSON text, exactly as it was written.
+  public let text: String
+  /// The number when it is exactly an integer within Int64 (`42.0`, `4.2e1`), else nil.
+  public let integerValue: Int?
+
+  /// Made only by the parser, which has checked `text` against the grammar.
+  init(text: String, integerValue: Int?) {
+    self.text = text
+    self.integerValue = integerValue
+  }
+
+  /// `text` if it is a JSON number (one the parser would keep as its text), else nil: for
+  /// numbers read back from where they were kept.
+  public init?(validating text: String) {
+    guard case .number(let number) = try? JSONParser.parse(Array(text.utf8)) else { return nil }
+    self = number
+  }
+
+  /// The nearest `Double` (the parser refuses text whose value is not finite).
+  public var doubleValue: Double { Double(text) ?? .nan }
 }
 
 /// A JSON object: ordered members, looked up by key (the last member wins, as in most parsers).

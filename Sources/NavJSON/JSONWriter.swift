@@ -165,6 +165,13 @@ public struct JSONWriter: ~Copyable {
     }
   }
 
+  /// A number exactly as it was written in the JSON it was read from.
+  public mutating func number(_ value: JSONNumber) {
+    reserve(value.text.utf8.count + 1)
+    separate()
+    append(contentsOf: value.text.utf8)
+  }
+
   public mutating func bool(_ value: Bool) {
     reserve(6)
     separate()
@@ -214,6 +221,7 @@ public struct JSONWriter: ~Copyable {
     case .bool(let flag): bool(flag)
     case .int(let number): int(number)
     case .double(let number): double(number)
+    case .number(let text): number(text)
     case .string(let text): string(text)
     case .array(let elements):
       beginArray()

@@ -34,6 +34,9 @@ extension [UInt8] {
     case .double(let number):
       append(4)
       appendVarint(number.bitPattern)
+    case .number(let number):
+      append(8)
+      appendBlob(number.text)
     case .string(let text):
       append(5)
       appendBlob(text)
@@ -132,6 +135,7 @@ struct ByteReader {
         members.append(JSONObject.Member(key: key, value: value))
       }
       return .object(JSONObject(members))
+    case 8: return string().flatMap(JSONNumber.init(validating:)).map(JSONValue.number)
     default: return nil
     }
   }

@@ -40,10 +40,24 @@ public struct NavigationEvent: Sendable, Equatable {
 
 /// The events of one operation while it runs. Stops are kept apart so that, within each operation,
 /// every stopped event comes before the started ones whatever order the work happened in.
+///
+/// It also remembers the active coordinator as the operation has left it, when that is known
+/// without a walk: each op of a batch needs it, and finding it walks the visible path, so a
+/// batch of pushes would cost the square of its length.
 struct PendingEvents {
   private(set) var ordered: [NavigationEvent.Kind] = []
   private var stops: [NavigationEvent.Kind] = []
   private var others: [NavigationEvent.Kind] = []
+  /// The active coordinator, when `activeIsKnown`.
+  var knownActive: CoordinatorID?
+  var activeIsKnown = false
+
+  mutating func forgetActive() { activeIsKnown = false }
+
+  mutating func know(active id: CoordinatorID?) {
+    knownActive = id
+    activeIsKnown = true
+  }
 
   var isEmpty: Bool { ordered.isEmpty && stops.isEmpty && others.isEmpty }
 

@@ -70,16 +70,32 @@ extension NavigationState {
     }
   }
 
-  func active() throws(NavigationError) -> Coordinator {
-    guard let id = activeID, let node = coordinators[id] else {
+  /// The active coordinator, from what the operation knows of it when it can (see
+  /// ``PendingEvents``), else found from the root.
+  func activeID(_ pending: inout PendingEvents) -> CoordinatorID? {
+    if pending.activeIsKnown { return pending.knownActive }
+    let id = activeID
+    pending.know(active: id)
+    return id
+  }
+
+  func active(_ pending: inout PendingEvents) throws(NavigationError) -> Coordinator {
+    guard let id = activeID(&pending), let node = coordinators[id] else {
       throw NavigationError(.sessionEnded, "the session has ended")
     }
     return node
   }
 
+  /// The last coordinator of the visible path below `id` (itself when nothing shows over it).
+  func deepestVisible(from id: CoordinatorID) -> CoordinatorID {
+    var current = id
+    while let next = visibleChild(of: current) { current = next }
+    return current
+  }
+
   /// Hands `result` to the coordinator that is active now, as a screen hands a value back.
   mutating func resume(with result: JSONValue?, into pending: inout PendingEvents) {
-    guard let result, result != .null, let id = activeID else { return }
+    guard let result, result != .null, let id = activeID(&pending) else { return }
     pending.happened(.resumed(id, result: result))
   }
 }

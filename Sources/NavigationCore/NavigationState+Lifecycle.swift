@@ -20,12 +20,22 @@ extension NavigationState {
     }
     pending.happened(
       .started(id, route: route.name, params: params, presentation: presentation, parent: parent))
+    // Shown on the active coordinator (or as the new root), it is what is active now, or its
+    // selected tab is; anywhere else, the active coordinator is found again when needed.
+    let showsOverActive =
+      presentation == .root
+      || (presentation != .tab && pending.activeIsKnown && pending.knownActive == parent)
     for tabName in route.tabs ?? [] {
       guard let tabRoute = graph.route(named: tabName) else { continue }
       let tabParams = tab?.route == tabName ? tab?.params : nil
       start(
         tabRoute, params: tabParams ?? defaultParams(for: tabRoute), as: .tab, under: id,
         into: &pending)
+    }
+    if showsOverActive {
+      pending.know(active: deepestVisible(from: id))
+    } else if presentation != .tab {
+      pending.forgetActive()
     }
     return id
   }
@@ -35,10 +45,19 @@ extension NavigationState {
   mutating func stop(_ id: CoordinatorID, reason: StopReason, into pending: inout PendingEvents) {
     // Fields read in place: a copy of a coordinator retains each of its members.
     guard let route = coordinators.route(of: id) else { return }
-    if let parent = coordinators.parent(of: id) {
-      coordinators.modify(parent) { $0.children.removeAll { $0 == id } }
+    let parentID = coordinators.parent(of: id)
+    if let parentID {
+      coordinators.modify(parentID) { $0.children.removeAll { $0 == id } }
     }
     if rootID == id { rootID = nil }
+    // Stopping the active coordinator (a pop, a dismiss) makes the deepest visible one under
+    // its parent active; stopping anything else may change the visible path in ways only a
+    // walk from the root tells.
+    if pending.activeIsKnown, pending.knownActive == id {
+      pending.know(active: parentID.map(deepestVisible(from:)))
+    } else {
+      pending.forgetActive()
+    }
     let children = coordinators.children(of: id)
     if children.isEmpty {
       // A leaf, as a pop or a dismiss mostly stops: no walk.

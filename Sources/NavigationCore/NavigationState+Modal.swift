@@ -7,7 +7,7 @@ extension NavigationState {
   )
     throws(NavigationError)
   {
-    let parent = try active()
+    let parent = try active(&pending)
     let route = try resolveRoute(request.route)
     let params = try normalizedParams(request.params, for: route)
     try checkShowable(route, as: style.presentation, from: parent.route)
@@ -20,7 +20,7 @@ extension NavigationState {
   ) throws(NavigationError) {
     switch target {
     case .current:
-      guard let modal = enclosingModal(of: try active().id) else {
+      guard let modal = enclosingModal(of: try active(&pending).id) else {
         throw NavigationError(.nothingToDismiss, "no modal is shown")
       }
       stop(modal, reason: .dismiss, into: &pending)
@@ -41,7 +41,7 @@ extension NavigationState {
 
   mutating func back(result: JSONValue?, into pending: inout PendingEvents) throws(NavigationError)
   {
-    let top = try active()
+    let top = try active(&pending)
     if top.presentation == .push {
       stop(top.id, reason: .pop, into: &pending)
     } else if let modal = enclosingModal(of: top.id) {

@@ -16,6 +16,9 @@ extension NavigationState {
     var scratch = self
     var scratchPending = pending
     scratch.reconcile(resolved, into: &scratchPending)
+    // Tabs are selected and reordered in place along the way: the active coordinator is found
+    // again from the root.
+    scratchPending.forgetActive()
     try scratch.checkLimit(adding: 0, removing: 0)
     self = scratch
     pending = scratchPending

@@ -14,7 +14,7 @@ extension NavigationState {
           .targetNotFree, "coordinator \(target) already shows a pushed or modal child")
       }
     } else {
-      parent = try active()
+      parent = try active(&pending)
     }
     let route = try resolveRoute(request.route)
     let params = try normalizedParams(request.params, for: route)
@@ -27,42 +27,79 @@ extension NavigationState {
   mutating func pop(_ amount: PopAmount, result: JSONValue?, into pending: inout PendingEvents)
     throws(NavigationError)
   {
-    let flow = activeFlow()
-    let pushed = flow.count - 1
-    let firstPopped: Int
+    // Walked up from the top only as far as the pop reaches: a pop of one costs the same at any
+    // depth (the active flow is the active coordinator and its chain of pushes below a head).
+    let top = try active(&pending).id
+    var firstPopped: CoordinatorID
     switch amount {
     case .count(let count):
       guard count >= 1 else {
         throw NavigationError(.invalidRequest, "'count' must be at least 1")
       }
-      guard count <= pushed else {
-        throw NavigationError(
-          .nothingToPop, "cannot pop \(count): the active flow has \(pushed) pushed screen(s)")
+      var current = top
+      firstPopped = top
+      for _ in 0..<count {
+        guard coordinators.presentation(of: current) == .push,
+          let parent = coordinators.parent(of: current)
+        else {
+          throw NavigationError(
+            .nothingToPop,
+            "cannot pop \(count): the active flow has \(pushedCount(above: top)) pushed screen(s)")
+        }
+        firstPopped = current
+        current = parent
       }
-      firstPopped = flow.count - count
     case .to(let id):
-      guard let position = flow.firstIndex(of: id) else {
-        _ = try coordinator(id)
-        throw NavigationError(.notInActiveFlow, "coordinator \(id) is not in the active flow")
-      }
-      guard position < flow.count - 1 else {
+      guard id != top else {
+        if coordinators[id] == nil { _ = try coordinator(id) }
         throw NavigationError(.nothingToPop, "coordinator \(id) is already the top of its flow")
       }
-      firstPopped = position + 1
+      var current = top
+      firstPopped = top
+      while current != id {
+        guard coordinators.presentation(of: current) == .push,
+          let parent = coordinators.parent(of: current)
+        else {
+          _ = try coordinator(id)
+          throw NavigationError(.notInActiveFlow, "coordinator \(id) is not in the active flow")
+        }
+        firstPopped = current
+        current = parent
+      }
     case .toRoot:
-      guard pushed > 0 else {
+      guard coordinators.presentation(of: top) == .push else {
         throw NavigationError(.nothingToPop, "the active flow has no pushed screen")
       }
-      firstPopped = 1
+      var current = top
+      firstPopped = top
+      while coordinators.presentation(of: current) == .push,
+        let parent = coordinators.parent(of: current)
+      {
+        firstPopped = current
+        current = parent
+      }
     }
-    stop(flow[firstPopped], reason: .pop, into: &pending)
+    stop(firstPopped, reason: .pop, into: &pending)
     resume(with: result, into: &pending)
+  }
+
+  /// How many pushed screens the flow whose top is `top` holds.
+  private func pushedCount(above top: CoordinatorID) -> Int {
+    var count = 0
+    var current = top
+    while coordinators.presentation(of: current) == .push,
+      let parent = coordinators.parent(of: current)
+    {
+      count += 1
+      current = parent
+    }
+    return count
   }
 
   mutating func replace(_ request: RouteRequest, into pending: inout PendingEvents)
     throws(NavigationError)
   {
-    let top = try active()
+    let top = try active(&pending)
     guard top.presentation != .tab else {
       throw NavigationError(
         .cannotReplaceTab, "the active coordinator \(top.id) is a tab; select another tab instead")

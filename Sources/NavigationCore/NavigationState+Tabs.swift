@@ -34,6 +34,7 @@ extension NavigationState {
     }
     guard node.selectedTab != index, let tabRoute = coordinators[tabs[index]]?.route else { return }
     coordinators.modify(node.id) { $0.selectedTab = index }
+    pending.forgetActive()
     pending.happened(.tabSelected(container: node.id, tab: index, route: tabRoute))
   }
 

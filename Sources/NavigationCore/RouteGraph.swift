@@ -28,11 +28,20 @@ public final class RouteGraph: Sendable {
     func choices(_ matching: (Route) -> Bool) -> Choices {
       Choices(routes.filter(matching))
     }
-    self.successors = routes.map { parent in
+    // `Route.mayShow`, worked out per parent in time linear in the graph and its `next` lists:
+    // every route without `next` may show any route, so those share one set of lists (a graph
+    // of 10,000 such routes would otherwise hold 10,000 lists of 10,000 names each).
+    func successors(among candidates: [Route]) -> Successors {
       Successors(
-        push: choices { parent.mayShow($0, as: .push) },
-        sheet: choices { parent.mayShow($0, as: .sheet) },
-        fullScreenCover: choices { parent.mayShow($0, as: .fullScreenCover) })
+        push: Choices(candidates.filter { $0.presentations.contains(.push) }),
+        sheet: Choices(candidates.filter { $0.presentations.contains(.sheet) }),
+        fullScreenCover: Choices(candidates.filter { $0.presentations.contains(.fullScreenCover) }))
+    }
+    let fromAnyRoute = successors(among: routes)
+    self.successors = routes.map { parent in
+      guard let next = parent.next else { return fromAnyRoute }
+      // In file order, as the lists of a route without `next` are.
+      return successors(among: next.compactMap { index[$0] }.sorted().map { routes[$0] })
     }
     self.rootChoices = choices { $0.mayBeRoot || $0.name == rootRoute }
   }

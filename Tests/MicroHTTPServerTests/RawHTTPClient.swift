@@ -144,6 +144,13 @@ final class RawHTTPClient {
     return chunk
   }
 
+  /// What has arrived: the bytes already read ahead, else those of one receive.
+  func readAvailable() throws -> [UInt8] {
+    if buffer.isEmpty { try fill() }
+    defer { buffer.removeAll() }
+    return buffer
+  }
+
   /// True if the server closes the connection (EOF or reset) within `timeout`; data that arrives
   /// meanwhile is discarded.
   func waitForClose(timeout: Double) -> Bool {

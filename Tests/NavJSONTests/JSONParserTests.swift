@@ -47,7 +47,7 @@ struct JSONParserTests {
     #expect(try parse(#"[{"a": 1}, {"a": 2}, {"b": {"a": 3}}]"#)[2]?["b"]?["a"] == 3)
   }
 
-  @Test("numbers that are exactly integers within Int64 are ints, whatever their notation")
+  @Test("numbers that are exactly integers within Int64 read as ints, whatever their notation")
   func numbers() throws {
     #expect(try parse("42") == .int(42))
     #expect(try parse("-7") == .int(-7))
@@ -82,6 +82,38 @@ struct JSONParserTests {
     #expect(try parse("\"3\"").intValue == nil)
     #expect(failure("1e999")?.reason == "number out of range")
     #expect(failure("-1e999")?.reason == "number out of range")
+  }
+
+  @Test(
+    "every number is written back exactly as it was sent",
+    arguments: [
+      "12345678901234567890123", "123456789.123456789123", "4.2e1", "42.0", "-0", "1.50",
+      "1E+2", "-9.223372036854775808e18", "1e-999", "0.1", "9007199254740993", "-12",
+    ])
+  func numbersKeepTheirText(_ text: String) throws {
+    let value = try parse(text)
+    #expect(value.encodedString == text)
+    #expect(try parse("{\"n\":[\(text)]}").encodedString == "{\"n\":[\(text)]}")
+    // Kept as written, the value is still read the same way.
+    #expect(value.doubleValue == Double(text))
+  }
+
+  @Test("equal numbers are equal values and hash alike, however they were written")
+  func numberEquality() throws {
+    let pairs: [(String, JSONValue)] = [
+      ("42.0", .int(42)), ("4.2e1", 42), ("25e-2", .double(0.25)), ("1.50", 1.5), ("-0", 0),
+    ]
+    for (text, value) in pairs {
+      let parsed = try parse(text)
+      #expect(parsed == value, "\(text)")
+      #expect(parsed.hashValue == value.hashValue, "\(text)")
+    }
+    #expect(try parse("1.5") != .int(1))
+    #expect(try parse("9007199254740993") != .int(9_007_199_254_740_992))
+    #expect(try parse("9007199254740993.0") != .int(9_007_199_254_740_992))
+    #expect(JSONNumber(validating: "1.50")?.text == "1.50")
+    #expect(JSONNumber(validating: "1.5x") == nil)
+    #expect(JSONNumber(validating: "\"1\"") == nil)
   }
 
   @Test(
