@@ -25,15 +25,20 @@ final class ConnectionRegistry: Sendable {
   /// Told of each request answered 408 here, for the request metrics.
   private let onTimedOut: @Sendable () -> Void
   private let sweeper: Locked<SweepTimer?> = Locked(nil)
+  /// Run every fifth sweep (about once a second): work that need not be as prompt as deadlines.
+  private let everySecond: @Sendable () -> Void
+  private let sweeps = Atomic<Int>(0)
 
   init(
     limit: Int, timing: RequestDeadlines, onRefused: @escaping @Sendable (String) -> Void,
-    onTimedOut: @escaping @Sendable () -> Void = {}
+    onTimedOut: @escaping @Sendable () -> Void = {},
+    everySecond: @escaping @Sendable () -> Void = {}
   ) {
     self.limit = limit
     self.timing = timing
     self.onRefused = onRefused
     self.onTimedOut = onTimedOut
+    self.everySecond = everySecond
   }
 
   var count: Int { openCount.load(ordering: .relaxed) }
@@ -62,7 +67,10 @@ final class ConnectionRegistry: Sendable {
   func startSweeping() {
     let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "http.deadlines"))
     timer.schedule(deadline: .now() + .milliseconds(200), repeating: .milliseconds(200))
-    timer.setEventHandler { [self] in sweep(now: MonotonicClock.now()) }
+    timer.setEventHandler { [self] in
+      sweep(now: MonotonicClock.now())
+      if sweeps.add(1, ordering: .relaxed).newValue % 5 == 0 { everySecond() }
+    }
     timer.resume()
     sweeper.withLock { $0 = SweepTimer(timer: timer) }
   }

@@ -20,6 +20,9 @@ extension HTTPStream {
     var suspended = false
     /// Set once the stream is attached to a response; nil after release.
     var connection: UnsafeHandle?
+    /// The connection's socket, read while the connection is suspended (see
+    /// ``StreamRegistry/closeAbandoned()``); -1 if unknown.
+    var descriptor: Int32 = -1
     var attached = false
 
     var isClosed: Bool { aborted || released }
@@ -47,6 +50,7 @@ extension HTTPStream {
       guard !state.attached else { return false }
       state.attached = true
       state.connection = connection
+      state.descriptor = cmhd_connection_fd(connection.pointer)
       if abortNow { state.abort() }
       return true
     }
@@ -55,6 +59,25 @@ extension HTTPStream {
   /// Ends the body with an error at the next read (server stopping) and wakes the connection.
   func abort() {
     state.withLock { $0.abort() }
+  }
+
+  /// The socket of a connection parked with nothing to send, else nil. While suspended, MHD
+  /// neither reads nor closes it, and only this stream's lock resumes it, so the number stays
+  /// this connection's until the stream is woken.
+  var parkedDescriptor: Int32? {
+    state.withLock { state in
+      state.suspended && state.descriptor >= 0 ? state.descriptor : nil
+    }
+  }
+
+  /// Aborts the stream if it is still parked (nothing was written to it meanwhile, which would
+  /// find out about the client by itself). True if it was aborted.
+  func abortIfParked() -> Bool {
+    state.withLock { state in
+      guard state.suspended, !state.isClosed else { return false }
+      state.abort()
+      return true
+    }
   }
 
   /// The content reader: copies buffered bytes into MHD's buffer, or reports the end, or suspends
@@ -100,6 +123,7 @@ extension HTTPStream {
       state.released = true
       state.suspended = false
       state.connection = nil
+      state.descriptor = -1
       state.pending = []
       state.readOffset = 0
       return true

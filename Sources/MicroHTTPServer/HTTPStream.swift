@@ -4,8 +4,10 @@
 /// reader), so an idle stream costs no CPU; ``write(_:)`` and ``finish()`` resume it. All methods
 /// are thread-safe.
 ///
-/// While suspended, the server cannot see the client leave: a disconnect is noticed on the next
-/// write, which is sent, fails, and closes the stream (so a producer should write heartbeats).
+/// While suspended, libmicrohttpd does not watch the socket: the server's sweeper polls parked
+/// streams about once a second and ends those whose client closed the connection
+/// (``StreamRegistry/closeAbandoned()``). A client that vanished without closing (a pulled cable)
+/// is found by the next write that fails, so a producer should still write heartbeats.
 public final class HTTPStream: Sendable {
   /// Most bytes that may wait unsent; a write beyond it closes the stream (the client is too
   /// slow) and returns false.

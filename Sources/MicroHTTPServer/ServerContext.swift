@@ -10,7 +10,7 @@ final class ServerContext: Sendable {
   /// Until then the client gets its 413; past it, a client streaming forever is cut off.
   let discardAllowance: Int
   let errorLog: (@Sendable (ServerLogMessage) -> Void)?
-  let streams = StreamRegistry()
+  let streams: StreamRegistry
   let connections: ConnectionRegistry
   /// Host names (lowercased, no port) this server answers for; empty: any.
   let allowedHosts: Set<String>
@@ -26,6 +26,8 @@ final class ServerContext: Sendable {
     let errorLog = configuration.errorLog
     self.errorLog = errorLog
     self.allowedHosts = Set(configuration.allowedHosts.map(HostName.normalized))
+    let streams = StreamRegistry()
+    self.streams = streams
     self.connections = ConnectionRegistry(
       limit: configuration.connectionLimit,
       timing: RequestDeadlines(
@@ -34,7 +36,8 @@ final class ServerContext: Sendable {
         idle: Milliseconds(configuration.connectionTimeoutSeconds) * 1000),
       onRefused: { message in errorLog?(ServerLogMessage(text: message, kind: .connectionRefused))
       },
-      onTimedOut: { handler.recordRefusal(method: "", status: 408) }
+      onTimedOut: { handler.recordRefusal(method: "", status: 408) },
+      everySecond: { streams.closeAbandoned() }
     )
   }
 

@@ -1,3 +1,12 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
+
+/// POLLRDHUP (Linux's value), which Glibc's headers show only under _GNU_SOURCE.
+private let pollPeerClosed: Int16 = 0x2000
+
 /// The server's open streams, so shutdown can finish and abort them. Touched only when a stream
 /// starts or ends, never on the plain request path.
 final class StreamRegistry: Sendable {
@@ -40,6 +49,38 @@ final class StreamRegistry: Sendable {
     for stream in snapshot(markAborting: true) {
       stream.abort()
     }
+  }
+
+  /// Ends the parked streams whose client has gone: its socket was closed or reset by the peer.
+  /// A suspended connection is not polled by libmicrohttpd, so without this a gone client is
+  /// found only by the next write (a heartbeat, up to its interval later, and a second one, as
+  /// the first write to a closed socket still succeeds). Called about once a second by the
+  /// sweeper; one `poll` over every parked socket. Returns how many streams it ended.
+  @discardableResult
+  func closeAbandoned() -> Int {
+    let streams = snapshot(markAborting: false)
+    guard !streams.isEmpty else { return 0 }
+    var parked: [HTTPStream] = []
+    var descriptors: [pollfd] = []
+    parked.reserveCapacity(streams.count)
+    descriptors.reserveCapacity(streams.count)
+    for stream in streams {
+      guard let descriptor = stream.parkedDescriptor else { continue }
+      parked.append(stream)
+      // POLLRDHUP: the peer closed its side (a FIN); POLLHUP and POLLERR are always reported.
+      descriptors.append(pollfd(fd: descriptor, events: pollPeerClosed, revents: 0))
+    }
+    guard !descriptors.isEmpty else { return 0 }
+    let ready = descriptors.withUnsafeMutableBufferPointer { buffer in
+      poll(buffer.baseAddress, nfds_t(buffer.count), 0)
+    }
+    guard ready > 0 else { return 0 }
+    let gone = pollPeerClosed | Int16(POLLHUP) | Int16(POLLERR)
+    var ended = 0
+    for (index, entry) in descriptors.enumerated() where entry.revents & gone != 0 {
+      if parked[index].abortIfParked() { ended += 1 }
+    }
+    return ended
   }
 
   private func snapshot(markAborting: Bool) -> [HTTPStream] {
