@@ -28,6 +28,16 @@ public struct APIProblem: Error, Sendable {
     status: 404, code: "session_not_found", title: "Session not found",
     detail: "no session with this id is open for this token")
 
+  /// The session ended while its token holder was away (see `EndedSessions`).
+  static func sessionEnded(_ reason: SessionEndReason) -> APIProblem {
+    APIProblem(
+      status: 410, code: "session_ended", title: "Session ended",
+      detail: reason == .expired
+        ? "the session expired: it had no call for its time to live"
+        : "the session was deleted",
+      extra: [("reason", "\"\(reason.rawValue)\"")])
+  }
+
   /// `--data-dir` could not record a change: it is not made, since a restart would lose it.
   static let journalUnavailable = APIProblem(
     status: 503, code: "journal_unavailable", title: "Journal unavailable",

@@ -188,10 +188,12 @@ public final class DataDirectory: Sendable {
       let version = try need(reader.natural(), "version")
       let updatedAt = Timestamp(milliseconds: Int64(try need(reader.signed(), "times")))
       let expiresAt = Timestamp(milliseconds: Int64(try need(reader.signed(), "times")))
+      let decided = reader.isAtEnd ? nil : try need(IdempotencyLedger.Decision.read(&reader), "key")
       // Ended since, or already in the snapshot: nothing to do.
       guard let record = sessions[key] else { return false }
       return try record.data.withLock { (data) throws(SessionArchive.Damage) -> Bool in
         guard data.navigation.version < version else { return false }
+        if let decided { data.settle(decided.key, with: decided.decision) }
         let command = try Self.command(operation, body)
         let events: [NavigationEvent]
         do throws(NavigationError) {
@@ -214,6 +216,16 @@ public final class DataDirectory: Sendable {
       let key = SessionID(
         high: try need(reader.varint(), "id"), low: try need(reader.varint(), "id"))
       return sessions.removeValue(forKey: key) != nil
+    case .decided:
+      let key = SessionID(
+        high: try need(reader.varint(), "id"), low: try need(reader.varint(), "id"))
+      let decided = try need(IdempotencyLedger.Decision.read(&reader), "key")
+      guard let record = sessions[key] else { return false }
+      return record.data.withLock { data in
+        guard data.idempotency?.isDecided(decided.key) != true else { return false }
+        data.settle(decided.key, with: decided.decision)
+        return true
+      }
     case nil:
       throw SessionArchive.Damage(reason: "unknown record")
     }

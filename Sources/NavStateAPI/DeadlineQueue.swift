@@ -33,6 +33,13 @@ struct DeadlineQueue<Element> {
     return due
   }
 
+  /// Removes and returns the earliest element, due or not.
+  mutating func popFirst() -> Element? {
+    guard let first = heap.first else { return nil }
+    removeFirst()
+    return first.element
+  }
+
   private mutating func removeFirst() {
     let last = heap.removeLast()
     guard !heap.isEmpty else { return }

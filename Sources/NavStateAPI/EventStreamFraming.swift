@@ -2,8 +2,9 @@ import NavJSON
 
 /// Server-Sent Events framing (WHATWG HTML, "server-sent events").
 enum EventStreamFraming {
-  /// Sent first: how long a browser waits before it reconnects.
-  static func retry(milliseconds: Int) -> [UInt8] { Array("retry: \(milliseconds)\n\n".utf8) }
+  /// How long a browser waits before it reconnects: a field of the stream's first event block
+  /// (a block of `retry:` alone is dispatched by no client, and dropped whole by some).
+  static let retryField: [UInt8] = Array("retry: 2000\n".utf8)
 
   /// A comment line: keeps proxies from closing the connection and lets the server find dead
   /// clients, since a write to a gone client fails.

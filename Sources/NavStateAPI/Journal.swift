@@ -33,6 +33,9 @@ public final class Journal: Sendable {
     case applied = 2
     /// A session ended (deleted or expired).
     case ended = 3
+    /// An `Idempotency-Key` decided without a change (a refusal, or a change that changed
+    /// nothing): session id, key and answer. A change's own key rides in its `applied` record.
+    case decided = 4
   }
 
   private struct File {
@@ -157,8 +160,11 @@ public final class Journal: Sendable {
 
   // MARK: Records
 
+  /// A change; with `decided`, the `Idempotency-Key` it answered and the answer, in the same
+  /// record, so that no restart can keep the change and lose the key.
   static func applied(
-    _ record: SessionRecord, operation: String, body: [UInt8], data: SessionRecord.Data
+    _ record: SessionRecord, operation: String, body: [UInt8], data: SessionRecord.Data,
+    decided: (key: String, decision: IdempotencyLedger.Decision)? = nil
   ) -> [UInt8] {
     var bytes: [UInt8] = []
     bytes.reserveCapacity(body.count + 48)
@@ -170,6 +176,20 @@ public final class Journal: Sendable {
     bytes.appendVarint(UInt64(data.navigation.version))
     bytes.appendVarint(Int(data.updatedAt.milliseconds))
     bytes.appendVarint(Int(data.expiresAt.milliseconds))
+    if let decided {
+      IdempotencyLedger.Decision.append(key: decided.key, decided.decision, to: &bytes)
+    }
+    return bytes
+  }
+
+  static func decided(
+    _ record: SessionRecord, key: String, _ decision: IdempotencyLedger.Decision
+  ) -> [UInt8] {
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(decision.body.count + 96)
+    bytes.appendVarint(record.key.high)
+    bytes.appendVarint(record.key.low)
+    IdempotencyLedger.Decision.append(key: key, decision, to: &bytes)
     return bytes
   }
 

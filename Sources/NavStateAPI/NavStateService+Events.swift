@@ -19,7 +19,15 @@ extension NavStateService {
   private func events(_ request: HTTPRequest, key: SessionID?, asStream wantsStream: Bool)
     throws(APIProblem) -> HTTPResponse
   {
-    let record = try store.authorize(key: key, headers: request.headers)
+    let record: SessionRecord
+    do {
+      record = try store.authorize(key: key, headers: request.headers)
+    } catch {
+      // A client catching up with a session that ended while it was away learns that it ended.
+      guard error.status == 404, let reason = store.endReason(of: key, headers: request.headers)
+      else { throw error }
+      throw APIProblem.sessionEnded(reason)
+    }
     var after: Int? = nil
     if let text = request.queryItem("after") {
       guard let value = Int(text), value >= 0 else {
@@ -34,7 +42,7 @@ extension NavStateService {
         // A browser sends back the last id it saw; anything else means "start afresh".
         after = Int(Substring(text).trimmingWhitespace()).flatMap { $0 >= 0 ? $0 : nil }
       }
-      return try subscribe(record, after: after)
+      return try subscribe(record, after: after, client: clientAddresses.address(of: request))
     }
     let from = after ?? 0
     var writer = JSONWriter(capacity: 2048)
@@ -64,12 +72,17 @@ extension NavStateService {
 
   /// Opens a Server-Sent Events stream: the events after `after` (or, when those are no longer
   /// kept or none was given, one `reset` event with the whole state), then live events.
-  func subscribe(_ record: SessionRecord, after: Int?) throws(APIProblem) -> HTTPResponse {
-    let stream = try store.subscribe(record) { (data) throws(APIProblem) -> [UInt8] in
+  func subscribe(_ record: SessionRecord, after: Int?, client: String) throws(APIProblem)
+    -> HTTPResponse
+  {
+    let stream = try store.subscribe(record, client: client) {
+      (data) throws(APIProblem) -> ([UInt8], Bool) in
       guard !data.ended else { throw APIProblem.sessionNotFound }
-      var initial = EventStreamFraming.retry(milliseconds: 2000)
+      var initial = EventStreamFraming.retryField
       let lastSeq = data.navigation.lastSeq
       if let after, after <= lastSeq, let entries = data.log.after(after) {
+        // Up to date already: the `retry:` line waits for the first live event.
+        guard !entries.isEmpty else { return ([], false) }
         for entry in entries {
           initial += EventStreamFraming.event(id: entry.seq, type: entry.type, json: entry.json)
         }
@@ -79,7 +92,7 @@ extension NavStateService {
         store.noteStateCache(of: record, &data, grew: false)
         initial += EventStreamFraming.event(id: lastSeq, type: "reset", json: writer.bytes)
       }
-      return initial
+      return (initial, true)
     }
     return .stream(
       headers: HTTPHeaders([

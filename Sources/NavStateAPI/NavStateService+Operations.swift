@@ -5,9 +5,10 @@ import NavigationCore
 
 /// The navigation operations: every mutation goes through `apply`.
 extension NavStateService {
-  func teardown(_ request: HTTPRequest, key: SessionID?, coordinator: String) throws(APIProblem)
-    -> HTTPResponse
-  {
+  func teardown(
+    _ request: HTTPRequest, key: SessionID?, coordinator: String,
+    idempotency: IdempotencyClaim? = nil
+  ) throws(APIProblem) -> HTTPResponse {
     let record = try store.authorize(key: key, headers: request.headers)
     guard let target = CoordinatorID(coordinator) else {
       throw APIProblem(
@@ -16,18 +17,20 @@ extension NavStateService {
     }
     let response = try apply(
       .teardown(target), to: record, request: request, operation: "teardown",
-      journaledBody: Array(target.description.utf8))
+      journaledBody: Array(target.description.utf8), idempotency: idempotency)
     // An already stopped coordinator is a no-op success: clients retry and gestures race.
     return response.status == 200 && response.events == 0
       ? HTTPResponse(status: 204) : response.http
   }
 
-  func mutate(_ request: HTTPRequest, key: SessionID?, operation: String) throws(APIProblem)
-    -> HTTPResponse
-  {
+  func mutate(
+    _ request: HTTPRequest, key: SessionID?, operation: String,
+    idempotency: IdempotencyClaim? = nil
+  ) throws(APIProblem) -> HTTPResponse {
     let record = try store.authorize(key: key, headers: request.headers)
     return try apply(
-      try command(operation, for: request), to: record, request: request, operation: operation
+      try command(operation, for: request), to: record, request: request, operation: operation,
+      idempotency: idempotency
     ).http
   }
 
@@ -55,9 +58,10 @@ extension NavStateService {
   /// so the state would be sent for nothing).
   /// With `--data-dir`, the change is journaled as `operation` and its body (the request's, or
   /// `journaledBody`) before it is answered; one the journal cannot take is undone (503).
+  /// With `idempotency`, a change settles its key with its answer, journaled in the same record.
   func apply(
     _ command: Command, to record: SessionRecord, request: HTTPRequest, operation: String,
-    journaledBody: [UInt8]? = nil
+    journaledBody: [UInt8]? = nil, idempotency: IdempotencyClaim? = nil
   )
     throws(APIProblem) -> Applied
   {
@@ -93,43 +97,85 @@ extension NavStateService {
         }
         let previousUpdate = data.updatedAt
         data.updatedAt = .now()
+        // A keyed change is answered before it is journaled: the answer goes in its record.
+        var decided: (key: String, decision: IdempotencyLedger.Decision)?
+        if let idempotency {
+          Self.writeAnswer(record, &data, minimal: minimal, events, [], into: &writer)
+          decided = (
+            idempotency.key,
+            IdempotencyLedger.Decision(
+              fingerprint: idempotency.fingerprint, status: 200,
+              headers: Self.answerHeaders(version: data.navigation.version, minimal: minimal),
+              body: writer.bytes)
+          )
+        }
         if let journal {
           let entry = Journal.applied(
-            record, operation: operation, body: journaledBody ?? request.body, data: data)
+            record, operation: operation, body: journaledBody ?? request.body, data: data,
+            decided: decided)
           if !journal.append(.applied, entry), let undo {
             (data.navigation, data.log) = undo
             data.updatedAt = previousUpdate
+            data.dropCache()
             throw APIProblem.journalUnavailable
           }
+        }
+        if let decided {
+          data.settle(decided.key, with: decided.decision)
+          store.delivered(data.deliver(data.streamEntries(events)))
+          store.noteStateCache(of: record, &data, grew: true)
+          return (data.navigation.version, events)
         }
         entries = data.streamEntries(events)
         store.delivered(data.deliver(entries))
       }
-      // One shape for both answers (`MutationResult`): the version always, the state unless
-      // the client follows the stream.
-      writer.beginObject()
-      writer.key("version")
-      writer.int(data.navigation.version)
-      if !minimal {
-        writer.key("session")
-        record.writeState(of: &data, into: &writer)
-      }
+      Self.writeAnswer(record, &data, minimal: minimal, events, entries, into: &writer)
       // After the state is written: its encoding is kept with the session, and counted.
       store.noteStateCache(of: record, &data, grew: !events.isEmpty)
-      writer.key("events")
-      writer.beginArray()
-      if entries.isEmpty {
-        for event in events { StateJSON.writeEvent(event, into: &writer) }
-      } else {
-        for entry in entries { writer.raw(entry.json) }
-      }
-      writer.endArray()
-      writer.endObject()
       return (data.navigation.version, events)
     }
     store.account(events)
     var response = Self.json(200, writer, etag: version)
     if minimal { response.headers.add("Preference-Applied", "return=minimal") }
     return Applied(http: response, events: events.count)
+  }
+
+  /// The answer's header fields as ``apply`` sends them, for an idempotency key's record.
+  private static func answerHeaders(version: Int, minimal: Bool)
+    -> [IdempotencyLedger.Decision.Header]
+  {
+    var headers = [
+      IdempotencyLedger.Decision.Header(name: "Content-Type", value: "application/json"),
+      IdempotencyLedger.Decision.Header(name: "ETag", value: etag(version)),
+    ]
+    if minimal {
+      headers.append(.init(name: "Preference-Applied", value: "return=minimal"))
+    }
+    return headers
+  }
+
+  /// One shape for both answers (`MutationResult`): the version always, the state unless the
+  /// client follows the stream (`minimal`). The events from `entries` when they were encoded
+  /// for the streams, else encoded here.
+  private static func writeAnswer(
+    _ record: SessionRecord, _ data: inout SessionRecord.Data, minimal: Bool,
+    _ events: [NavigationEvent], _ entries: [EventLog.Entry], into writer: inout JSONWriter
+  ) {
+    writer.beginObject()
+    writer.key("version")
+    writer.int(data.navigation.version)
+    if !minimal {
+      writer.key("session")
+      record.writeState(of: &data, into: &writer)
+    }
+    writer.key("events")
+    writer.beginArray()
+    if entries.isEmpty {
+      for event in events { StateJSON.writeEvent(event, into: &writer) }
+    } else {
+      for entry in entries { writer.raw(entry.json) }
+    }
+    writer.endArray()
+    writer.endObject()
   }
 }

@@ -41,23 +41,30 @@ public final class NavStateService: Sendable {
       answer { () throws(APIProblem) in try getSession(request, key: sessionKey(params)) }
     }
     router.add("DELETE", "/v1/sessions/{sid}") { [self] request, params in
-      answer { () throws(APIProblem) in try deleteSession(request, key: sessionKey(params)) }
+      let key = sessionKey(params)
+      return mutation(request, key: key) { (_) throws(APIProblem) in
+        try deleteSession(request, key: key)
+      }
     }
     for operation in CommandDecoder.operations {
       router.add("POST", "/v1/sessions/{sid}/\(operation)") { [self] request, params in
-        answer { () throws(APIProblem) in
-          try mutate(request, key: sessionKey(params), operation: operation)
+        let key = sessionKey(params)
+        return mutation(request, key: key) { (claim) throws(APIProblem) in
+          try mutate(request, key: key, operation: operation, idempotency: claim)
         }
       }
     }
     router.add("PUT", "/v1/sessions/{sid}/state") { [self] request, params in
-      answer { () throws(APIProblem) in
-        try mutate(request, key: sessionKey(params), operation: "state")
+      let key = sessionKey(params)
+      return mutation(request, key: key) { (claim) throws(APIProblem) in
+        try mutate(request, key: key, operation: "state", idempotency: claim)
       }
     }
     router.add("DELETE", "/v1/sessions/{sid}/coordinators/{cid}") { [self] request, params in
-      answer { () throws(APIProblem) in
-        try teardown(request, key: sessionKey(params), coordinator: params["cid"] ?? "")
+      let key = sessionKey(params)
+      let coordinator = params["cid"] ?? ""
+      return mutation(request, key: key) { (claim) throws(APIProblem) in
+        try teardown(request, key: key, coordinator: coordinator, idempotency: claim)
       }
     }
     router.add("GET", "/v1/sessions/{sid}/events") { [self] request, params in

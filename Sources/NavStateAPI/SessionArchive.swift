@@ -43,6 +43,13 @@ enum SessionArchive {
     let records = data.log.records
     bytes.appendVarint(UInt64(records.count))
     bytes.append(contentsOf: records)
+    // After the log, and only when there are any: archives without keys read as before.
+    if let decisions = data.idempotency?.decisions, !decisions.isEmpty {
+      bytes.appendVarint(UInt64(decisions.count))
+      for (key, decision) in decisions {
+        IdempotencyLedger.Decision.append(key: key, decision, to: &bytes)
+      }
+    }
     return bytes
   }
 
@@ -108,8 +115,14 @@ enum SessionArchive {
     }
     let logLength = try need(reader.count(), "event log")
     let records = Array(bytes[reader.offset..<reader.offset + logLength])
-    guard reader.offset + logLength == bytes.count else {
-      throw Damage(reason: "it has bytes after its event log")
+    var decisions: [(key: String, decision: IdempotencyLedger.Decision)] = []
+    if reader.offset + logLength < bytes.count {
+      reader = ByteReader(bytes, at: reader.offset + logLength)
+      let count = try need(reader.count(), "idempotency keys")
+      for _ in 0..<count {
+        decisions.append(try need(IdempotencyLedger.Decision.read(&reader), "idempotency key"))
+      }
+      guard reader.isAtEnd else { throw Damage(reason: "it has bytes after its keys") }
     }
     let log = try need(
       EventLog(
@@ -118,6 +131,7 @@ enum SessionArchive {
     var data = SessionRecord.Data(
       navigation: navigation, updatedAt: updatedAt, expiresAt: expiresAt, log: log)
     data.called = true
+    for (key, decision) in decisions { data.settle(key, with: decision) }
     data.accountedBytes = MemoryFootprint.session(data)
     return SessionRecord(
       key: key, node: configuration.node, token: token, createdAt: createdAt, client: client,

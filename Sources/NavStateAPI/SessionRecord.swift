@@ -7,6 +7,9 @@ import Synchronization
 struct EventSubscriber: Sendable {
   var id: Int
   var stream: HTTPStream
+  /// Nothing but the stream's head has been sent: the first event goes out with the `retry:`
+  /// line in its block, since some clients (sseclient-py) drop a block that holds `retry:` alone.
+  var awaitsFirstEvent = false
 }
 
 /// One live session. Its lock serializes the operations on it; other sessions never wait on it.
@@ -34,6 +37,8 @@ final class SessionRecord: Sendable {
     /// The encoded state, kept only while the session is in use (nil otherwise), so that an idle
     /// session holds no copy of it.
     var cache: StateCache?
+    /// The `Idempotency-Key`s this session was sent and their answers; nil until the first.
+    var idempotency: IdempotencyLedger?
 
     /// Forgets the encoded state (it is rebuilt by the next read or write that needs it).
     mutating func dropCache() {
@@ -123,6 +128,13 @@ final class SessionRecord: Sendable {
 }
 
 extension SessionRecord.Data {
+  /// Records the answer to an `Idempotency-Key` (see ``IdempotencyLedger``).
+  mutating func settle(_ key: String, with decision: IdempotencyLedger.Decision) {
+    let ledger = idempotency ?? IdempotencyLedger()
+    idempotency = ledger
+    ledger.settle(key, with: decision)
+  }
+
   /// Keeps the events for clients that catch up later and sends them to every open stream.
   /// Returns how many deliveries were made. Runs under the session's lock, so every stream sees
   /// the events in order and none is missed between a snapshot and a subscription.
@@ -145,7 +157,11 @@ extension SessionRecord.Data {
     for entry in entries {
       let frame = EventStreamFraming.event(id: entry.seq, type: entry.type, json: entry.json)
       // A failed write means the client is gone or too slow: drop it.
-      subscribers.removeAll { !$0.stream.write(frame) }
+      subscribers.removeAll { subscriber in
+        guard subscriber.awaitsFirstEvent else { return !subscriber.stream.write(frame) }
+        return !subscriber.stream.write(EventStreamFraming.retryField + frame)
+      }
+      for index in subscribers.indices { subscribers[index].awaitsFirstEvent = false }
       deliveries += subscribers.count
     }
     return deliveries

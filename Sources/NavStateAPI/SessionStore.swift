@@ -25,6 +25,11 @@ public struct StoreConfiguration: Sendable {
   /// Seconds a session may go without a call before its encoded state is dropped: the cache
   /// speeds up sessions in use, and would only hold memory in idle ones.
   public var stateCacheIdleSeconds: Double = 10
+  /// Event streams one client address may hold open at once (429 beyond); 0: no cap.
+  public var maxStreamsPerClient: Int = 100
+  /// Seconds an ended session is remembered, so that its token holder is told it ended (410)
+  /// rather than that it does not exist.
+  public var endedSessionMemorySeconds: Double = 600
 
   public init() {}
 }
@@ -48,6 +53,10 @@ public final class SessionStore: Sendable {
   private let lastSubscriberID = Atomic<Int>(0)
   /// Live sessions per client address.
   private let clientSessions = Mutex<[String: Int]>([:])
+  /// Open event streams per client address.
+  private let clientStreams = Mutex<[String: Int]>([:])
+  /// Sessions that ended lately, for ``endReason(of:headers:)``.
+  private let endedSessions: Mutex<EndedSessions>
   /// Session ids by the time they expire at, as far as known (see ``expireIdle(now:)``).
   private let expiries = Mutex(DeadlineQueue<SessionID>())
   /// Session ids by the time their encoded state may be dropped, as far as known.
@@ -75,6 +84,8 @@ public final class SessionStore: Sendable {
     self.graphs = byName
     self.defaultGraph = defaultGraph
     self.shards = (0..<64).map { _ in Shard() }
+    self.endedSessions = Mutex(
+      EndedSessions(keepSeconds: configuration.endedSessionMemorySeconds, capacity: 100_000))
   }
 
   public var liveSessions: Int { sessionCount.load(ordering: .relaxed) }
@@ -247,6 +258,20 @@ public final class SessionStore: Sendable {
     }
   }
 
+  /// Why the session `key` ended, if it ended lately and the request carries its token; nil
+  /// otherwise (the caller then answers as for any unknown session).
+  func endReason(of key: SessionID?, headers: HTTPHeaders) -> SessionEndReason? {
+    guard let key else { return nil }
+    let now = Timestamp.now().milliseconds
+    guard let ended = endedSessions.withLock({ $0.entry(of: key, now: now) }) else { return nil }
+    return headers.withFirstValue("authorization") { header -> SessionEndReason? in
+      guard let header, let range = BearerToken.range(in: header) else { return nil }
+      let token = UnsafeBufferPointer(rebasing: header[range])
+      guard SecureRandom.isWellFormedToken(token), ended.token.matches(token) else { return nil }
+      return ended.reason
+    }
+  }
+
   /// What a token for an unknown session is compared with.
   private static let decoy = SessionToken(issuing: SecureRandom.token())
 
@@ -294,6 +319,10 @@ public final class SessionStore: Sendable {
     guard let ended else { return [] }
     sessionCount.wrappingSubtract(1, ordering: .relaxed)
     releasePlace(of: record.client)
+    let now = Timestamp.now().milliseconds
+    endedSessions.withLock {
+      $0.remember(record.key, token: record.token, reason: reason, now: now)
+    }
     account(ended.events)
     if reason == .expired { expiredCount.wrappingAdd(1, ordering: .relaxed) }
     // The streams end last, after `session.ended` and after the counts: a client that sees its
@@ -376,9 +405,54 @@ public final class SessionStore: Sendable {
     if count > 0 { deliveryCount.wrappingAdd(count, ordering: .relaxed) }
   }
 
-  /// Registers a stream that follows `record`; it is forgotten when the server closes it.
+  /// Registers a stream that follows `record` for `client`; it is forgotten when the server
+  /// closes it. `prepare` gives the stream's first bytes and whether they hold an event (else
+  /// the reconnection delay waits for the first event, see ``EventSubscriber``).
   func subscribe(
-    _ record: SessionRecord, prepare: (inout SessionRecord.Data) throws(APIProblem) -> [UInt8]
+    _ record: SessionRecord, client: String,
+    prepare: (inout SessionRecord.Data) throws(APIProblem) -> (bytes: [UInt8], hasEvent: Bool)
+  )
+    throws(APIProblem) -> HTTPStream
+  {
+    try reserveStream(for: client)
+    do {
+      return try subscribe(record, prepare: prepare) { [self] in releaseStream(of: client) }
+    } catch {
+      releaseStream(of: client)
+      throw error
+    }
+  }
+
+  private func reserveStream(for client: String) throws(APIProblem) {
+    let cap = configuration.maxStreamsPerClient
+    guard cap > 0 else { return }
+    let taken = clientStreams.withLock { counts in
+      let held = counts[client, default: 0]
+      guard held < cap else { return false }
+      counts[client] = held + 1
+      return true
+    }
+    guard taken else {
+      throw APIProblem(
+        status: 429, code: "too_many_streams_for_client", title: "Too many event streams",
+        detail:
+          "this client address holds its share of \(cap) open event streams; close one or retry later",
+        headers: [("Retry-After", "10")])
+    }
+  }
+
+  private func releaseStream(of client: String) {
+    guard configuration.maxStreamsPerClient > 0 else { return }
+    clientStreams.withLock { counts in
+      let held = counts[client, default: 1] - 1
+      counts[client] = held > 0 ? held : nil
+    }
+  }
+
+  private func subscribe(
+    _ record: SessionRecord,
+    prepare: (inout SessionRecord.Data) throws(APIProblem) -> (bytes: [UInt8], hasEvent: Bool),
+    onClose: @escaping @Sendable () -> Void
   )
     throws(APIProblem) -> HTTPStream
   {
@@ -386,7 +460,7 @@ public final class SessionStore: Sendable {
     // The first message (a reset holds the whole state) may be large: the stream's cap, and its
     // share of the memory budget, are that message plus what a slow reader may fall behind by.
     let stream = try record.data.withLock { (data) throws(APIProblem) -> HTTPStream in
-      let initial = try prepare(&data)
+      let (initial, hasEvent) = try prepare(&data)
       let footprint = MemoryFootprint.stream + initial.count
       guard memory.hasRoom(for: footprint) else { throw MemoryBudget.exhausted }
       memory.add(footprint)
@@ -397,9 +471,11 @@ public final class SessionStore: Sendable {
         record?.data.withLock { data in data.subscribers.removeAll { $0.id == id } }
         streamCount.wrappingSubtract(1, ordering: .relaxed)
         memory.add(-footprint)
+        onClose()
       }
       stream.write(initial)
-      data.subscribers.append(EventSubscriber(id: id, stream: stream))
+      data.subscribers.append(
+        EventSubscriber(id: id, stream: stream, awaitsFirstEvent: !hasEvent))
       let due = Timestamp.now().adding(seconds: configuration.heartbeatSeconds).milliseconds
       heartbeats.withLock { $0.push(stream, at: due) }
       return stream

@@ -51,6 +51,12 @@ struct NavStateCommand: ParsableCommand {
 
   @Option(
     help: ArgumentHelp(
+      "Event streams one client address may hold open at once; one more answers 429 (0: no cap).",
+      valueName: "n"))
+  var maxStreamsPerIp = 100
+
+  @Option(
+    help: ArgumentHelp(
       "MiB of sessions, event logs and stream buffers the server may hold; work beyond answers 503.",
       valueName: "mib"))
   var maxMemory = 1024
@@ -156,6 +162,9 @@ struct NavStateCommand: ParsableCommand {
     guard eventBufferBytes >= 1024, eventBufferBytes <= 1 << 30 else {
       throw ValidationError("--event-buffer-bytes must be between 1024 and 1073741824")
     }
+    guard maxStreamsPerIp >= 0 else {
+      throw ValidationError("--max-streams-per-ip must be 0 (no cap) or more")
+    }
     guard (maxSessionsPerIp ?? 1) >= 1 else {
       throw ValidationError("--max-sessions-per-ip must be at least 1")
     }
@@ -215,6 +224,7 @@ struct NavStateCommand: ParsableCommand {
     storeConfiguration.maxMemoryBytes = maxMemory * 1024 * 1024
     storeConfiguration.maxRequestBytes = maxBodyBytes
     storeConfiguration.heartbeatSeconds = heartbeat
+    storeConfiguration.maxStreamsPerClient = maxStreamsPerIp
     storeConfiguration.node = node.flatMap(NodeName.init)
     let store = SessionStore(
       graphs: graphs, defaultGraph: defaultGraph, configuration: storeConfiguration)

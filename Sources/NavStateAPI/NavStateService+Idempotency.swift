@@ -1,0 +1,108 @@
+import MicroHTTPServer
+import NavJSON
+
+/// Safe retries: `Idempotency-Key` on every mutation of a session (docs/behaviour.md, "Safe
+/// retries").
+extension NavStateService {
+  /// A key claimed for one request; an operation that changes the session settles it with its
+  /// answer in the same journal record.
+  struct IdempotencyClaim: Sendable {
+    var key: String
+    var fingerprint: [UInt8]
+  }
+
+  /// Answers a session mutation. Without `Idempotency-Key`, `work` alone. With one, the first
+  /// request decided (2xx or 4xx) under the key is remembered with its answer: a repeat of it is
+  /// answered the same (`Idempotent-Replayed: true`) and changes nothing, another request under
+  /// the key is 422, and a repeat while the first is being decided is 409.
+  func mutation(
+    _ request: HTTPRequest, key sessionKey: SessionID?,
+    _ work: (IdempotencyClaim?) throws(APIProblem) -> HTTPResponse
+  ) -> HTTPResponse {
+    // Looked up in place first: most requests carry no key, and pay no String for it.
+    guard request.headers.withFirstValue("idempotency-key", { $0 != nil }),
+      let idempotencyKey = request.headers["idempotency-key"]
+    else {
+      return answer { () throws(APIProblem) in try work(nil) }
+    }
+    return answer { () throws(APIProblem) in
+      guard request.headers.values("idempotency-key").count == 1,
+        IdempotencyLedger.isValidKey(idempotencyKey)
+      else { throw APIProblem.invalidIdempotencyKey }
+      let record = try store.authorize(key: sessionKey, headers: request.headers)
+      let claim = IdempotencyClaim(
+        key: idempotencyKey,
+        fingerprint: IdempotencyLedger.fingerprint(
+          method: request.method, path: request.path, body: request.body))
+      let verdict = try record.data.withLock {
+        (data) throws(APIProblem) -> IdempotencyLedger.Claim in
+        guard !data.ended else { throw APIProblem.sessionNotFound }
+        let ledger = data.idempotency ?? IdempotencyLedger()
+        data.idempotency = ledger
+        return ledger.claim(claim.key, fingerprint: claim.fingerprint)
+      }
+      switch verdict {
+      case .claimed: break
+      case .replay(let decision): return Self.replayed(decision)
+      case .inUse: throw APIProblem.idempotencyKeyInUse
+      case .reused: throw APIProblem.idempotencyKeyReused
+      }
+      let response = answer { () throws(APIProblem) in try work(claim) }
+      settle(claim, of: record, with: response)
+      return response
+    }
+  }
+
+  /// Records what was answered under a claimed key, unless the operation did (a change); a 5xx
+  /// is no decision, and frees the key for a retry.
+  private func settle(
+    _ claim: IdempotencyClaim, of record: SessionRecord, with response: HTTPResponse
+  ) {
+    let decided = (200..<500).contains(response.status)
+    let body: [UInt8]
+    switch response.body {
+    case .bytes(let bytes): body = bytes
+    case .buffer(let buffer): body = buffer.bytes
+    case .stream: body = []
+    }
+    record.data.withLock { data in
+      guard !data.ended, let ledger = data.idempotency, !ledger.isDecided(claim.key) else {
+        return
+      }
+      guard decided else {
+        ledger.release(claim.key)
+        return
+      }
+      let decision = IdempotencyLedger.Decision(
+        fingerprint: claim.fingerprint, status: response.status,
+        headers: response.headers.pairs.map { .init(name: $0.0, value: $0.1) }, body: body)
+      // Nothing changed, so a record that cannot be written loses no change: a restart would
+      // decide a retry afresh, as the same refusal.
+      _ = store.journal?.append(.decided, Journal.decided(record, key: claim.key, decision))
+      data.settle(claim.key, with: decision)
+      store.reaccount(&data)
+    }
+  }
+
+  private static func replayed(_ decision: IdempotencyLedger.Decision) -> HTTPResponse {
+    var headers = HTTPHeaders(decision.headers.map { ($0.name, $0.value) })
+    headers.add("Idempotent-Replayed", "true")
+    return HTTPResponse(status: decision.status, headers: headers, body: decision.body)
+  }
+}
+
+extension APIProblem {
+  static let invalidIdempotencyKey = APIProblem(
+    status: 400, code: "invalid_idempotency_key", title: "Invalid Idempotency-Key",
+    detail: "send one Idempotency-Key of 1 to 64 visible ASCII characters")
+
+  static let idempotencyKeyInUse = APIProblem(
+    status: 409, code: "idempotency_key_in_use", title: "Idempotency key in use",
+    detail: "a request with this Idempotency-Key is being decided; retry in a moment",
+    headers: [("Retry-After", "1")])
+
+  static let idempotencyKeyReused = APIProblem(
+    status: 422, code: "idempotency_key_reused", title: "Idempotency key reused",
+    detail:
+      "this Idempotency-Key was used for another request (method, path or body) on this session")
+}
