@@ -3,36 +3,14 @@ import OpenAPIRuntime
 
 // The generated types (internal, named by the generator) to the public ones and back.
 
-extension ParamValue {
-  init(_ value: Components.Schemas.ParamValue) {
-    // anyOf: an integer also decodes as a number, so the integer is looked at first.
-    if let int = value.value1 {
-      self = .int(int)
-    } else if let number = value.value2 {
-      self = .number(number)
-    } else if let string = value.value3 {
-      self = .string(string)
-    } else {
-      self = .bool(value.value4 ?? false)
-    }
-  }
-
-  var generated: Components.Schemas.ParamValue {
-    switch self {
-    case .int(let value): return .init(value1: value)
-    case .number(let value): return .init(value2: value)
-    case .string(let value): return .init(value3: value)
-    case .bool(let value): return .init(value4: value)
-    }
-  }
-}
-
+// The generated client's ParamValue is ours (see openapi-generator-config.yaml), so params pass
+// through as they are.
 func decodedParams(_ generated: Components.Schemas.Params?) -> Params {
-  (generated?.additionalProperties ?? [:]).mapValues(ParamValue.init)
+  generated?.additionalProperties ?? [:]
 }
 
 func generatedParams(_ params: Params) -> Components.Schemas.Params? {
-  params.isEmpty ? nil : .init(additionalProperties: params.mapValues(\.generated))
+  params.isEmpty ? nil : .init(additionalProperties: params)
 }
 
 extension Presentation {
@@ -111,9 +89,10 @@ extension NavigationEvent {
 }
 
 extension Mutation {
-  init(_ mutation: Components.Schemas.Mutation) {
-    self.init(
-      state: SessionState(mutation.session), events: mutation.events.map(NavigationEvent.init))
+  /// Nil when the answer has no state (`Prefer: return=minimal`, which this client never sends).
+  init?(_ result: Components.Schemas.MutationResult) {
+    guard let session = result.session else { return nil }
+    self.init(state: SessionState(session), events: result.events.map(NavigationEvent.init))
   }
 }
 

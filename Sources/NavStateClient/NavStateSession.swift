@@ -117,19 +117,18 @@ public final class NavStateSession: Sendable {
 
   /// Sends one write with `If-Match` and the stale-write retries of ``Options``.
   func write(
-    _ send: (_ ifMatch: String?) async throws -> Components.Responses.Mutation.Body.JsonPayload
+    _ send: (_ ifMatch: String?) async throws -> Components.Schemas.MutationResult
   ) async throws(NavStateError) -> Mutation {
     var retries = options.staleWriteRetries
     while true {
       let ifMatch = options.sendIfMatch ? lastVersion.withLock { $0 }.map { "\"\($0)\"" } : nil
       do {
         // This client never sends `Prefer: return=minimal`, so the answer carries the state.
-        guard case .Mutation(let answer) = try await send(ifMatch) else {
+        guard let mutation = Mutation(try await send(ifMatch)) else {
           throw NavStateError(
             status: 200, code: .unexpectedResponse,
             detail: "the answer to a write had no state (return=minimal was not asked for)")
         }
-        let mutation = Mutation(answer)
         saw(mutation.state)
         return mutation
       } catch {
@@ -301,12 +300,11 @@ public final class NavStateSession: Sendable {
       let output = try await client.teardownCoordinator(
         path: .init(sid: id, cid: coordinator))
       if case .noContent = output { return nil }
-      guard case .Mutation(let answer) = try output.ok.body.json else {
+      guard let mutation = Mutation(try output.ok.body.json) else {
         throw NavStateError(
           status: 200, code: .unexpectedResponse,
           detail: "the answer to a teardown had no state (return=minimal was not asked for)")
       }
-      let mutation = Mutation(answer)
       saw(mutation.state)
       return mutation
     } catch {

@@ -22,6 +22,38 @@ public enum ParamValue: Sendable, Hashable, ExpressibleByIntegerLiteral,
   public init(booleanLiteral value: Bool) { self = .bool(value) }
 }
 
+/// The JSON of a param. The contract gives params no type (generators make them "any JSON
+/// value"), and the generated client uses this type for them (`typeOverrides` in
+/// openapi-generator-config.yaml): an integer is read as an exact `Int64`, before a `Double`
+/// could round it.
+extension ParamValue: Codable {
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.singleValueContainer()
+    if let value = try? container.decode(Bool.self) {
+      self = .bool(value)
+    } else if let value = try? container.decode(Int64.self) {
+      self = .int(value)
+    } else if let value = try? container.decode(Double.self) {
+      self = .number(value)
+    } else if let value = try? container.decode(String.self) {
+      self = .string(value)
+    } else {
+      throw DecodingError.dataCorruptedError(
+        in: container, debugDescription: "a param is an integer, a number, a string or a boolean")
+    }
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.singleValueContainer()
+    switch self {
+    case .int(let value): try container.encode(value)
+    case .number(let value): try container.encode(value)
+    case .string(let value): try container.encode(value)
+    case .bool(let value): try container.encode(value)
+    }
+  }
+}
+
 public typealias Params = [String: ParamValue]
 
 public enum Presentation: String, Sendable, Hashable {

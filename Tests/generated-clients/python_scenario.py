@@ -8,7 +8,7 @@ from navstate_client import AuthenticatedClient, Client
 from navstate_client.api.events import list_events
 from navstate_client.api.navigation import pop, present, push
 from navstate_client.api.sessions import create_session, get_session
-from navstate_client.models import (CoordinatorStartedEvent, CreateSessionRequest, Mutation,
+from navstate_client.models import (CoordinatorStartedEvent, CreateSessionRequest, MutationResult,
                                     Params, PresentRequest, Problem, PushRequest, RouteRequest)
 
 url = os.environ["NAVSTATE_URL"]
@@ -37,7 +37,7 @@ sid = created.session.id
 big = 9_007_199_254_740_993
 pushed = push.sync(sid, client=client, body=PushRequest(route="detail", params=params(id=big)),
                    if_match='"1"')
-check(isinstance(pushed, Mutation), "a push at the current version (If-Match) is applied")
+check(isinstance(pushed, MutationResult), "a push at the current version (If-Match) is applied")
 check(pushed.session.path[-1].params["id"] == big, "an int param comes back exactly")
 check(isinstance(pushed.events[0], CoordinatorStartedEvent)
       and pushed.events[0].params["id"] == big, "events are the typed union, params exact")
@@ -47,7 +47,7 @@ check(isinstance(stale, Problem) and stale.status == 412 and stale.code == "vers
       and stale.version == 2, "a stale If-Match is a typed 412 with the current version")
 
 popped = pop.sync(sid, client=client)
-check(isinstance(popped, Mutation) and [item.route for item in popped.session.path] == ["master"],
+check(isinstance(popped, MutationResult) and [item.route for item in popped.session.path] == ["master"],
       "pop answers the new state")
 refused = pop.sync(sid, client=client)
 check(isinstance(refused, Problem) and refused.status == 409 and refused.code == "nothing_to_pop",

@@ -923,7 +923,7 @@ internal struct Client: APIProtocol {
                     switch chosenContentType {
                     case "application/json":
                         body = try await converter.getResponseBodyAsJSON(
-                            Components.Responses.Mutation.Body.JsonPayload.self,
+                            Components.Schemas.MutationResult.self,
                             from: responseBody,
                             transforming: { value in
                                 .json(value)
@@ -1235,7 +1235,7 @@ internal struct Client: APIProtocol {
                     switch chosenContentType {
                     case "application/json":
                         body = try await converter.getResponseBodyAsJSON(
-                            Components.Responses.Mutation.Body.JsonPayload.self,
+                            Components.Schemas.MutationResult.self,
                             from: responseBody,
                             transforming: { value in
                                 .json(value)
@@ -1646,7 +1646,7 @@ internal struct Client: APIProtocol {
                     switch chosenContentType {
                     case "application/json":
                         body = try await converter.getResponseBodyAsJSON(
-                            Components.Responses.Mutation.Body.JsonPayload.self,
+                            Components.Schemas.MutationResult.self,
                             from: responseBody,
                             transforming: { value in
                                 .json(value)
@@ -1968,7 +1968,7 @@ internal struct Client: APIProtocol {
                     switch chosenContentType {
                     case "application/json":
                         body = try await converter.getResponseBodyAsJSON(
-                            Components.Responses.Mutation.Body.JsonPayload.self,
+                            Components.Schemas.MutationResult.self,
                             from: responseBody,
                             transforming: { value in
                                 .json(value)
@@ -2290,7 +2290,7 @@ internal struct Client: APIProtocol {
                     switch chosenContentType {
                     case "application/json":
                         body = try await converter.getResponseBodyAsJSON(
-                            Components.Responses.Mutation.Body.JsonPayload.self,
+                            Components.Schemas.MutationResult.self,
                             from: responseBody,
                             transforming: { value in
                                 .json(value)
@@ -2612,7 +2612,7 @@ internal struct Client: APIProtocol {
                     switch chosenContentType {
                     case "application/json":
                         body = try await converter.getResponseBodyAsJSON(
-                            Components.Responses.Mutation.Body.JsonPayload.self,
+                            Components.Schemas.MutationResult.self,
                             from: responseBody,
                             transforming: { value in
                                 .json(value)
@@ -2934,7 +2934,7 @@ internal struct Client: APIProtocol {
                     switch chosenContentType {
                     case "application/json":
                         body = try await converter.getResponseBodyAsJSON(
-                            Components.Responses.Mutation.Body.JsonPayload.self,
+                            Components.Schemas.MutationResult.self,
                             from: responseBody,
                             transforming: { value in
                                 .json(value)
@@ -3256,7 +3256,7 @@ internal struct Client: APIProtocol {
                     switch chosenContentType {
                     case "application/json":
                         body = try await converter.getResponseBodyAsJSON(
-                            Components.Responses.Mutation.Body.JsonPayload.self,
+                            Components.Schemas.MutationResult.self,
                             from: responseBody,
                             transforming: { value in
                                 .json(value)
@@ -3578,7 +3578,7 @@ internal struct Client: APIProtocol {
                     switch chosenContentType {
                     case "application/json":
                         body = try await converter.getResponseBodyAsJSON(
-                            Components.Responses.Mutation.Body.JsonPayload.self,
+                            Components.Schemas.MutationResult.self,
                             from: responseBody,
                             transforming: { value in
                                 .json(value)
@@ -3900,7 +3900,7 @@ internal struct Client: APIProtocol {
                     switch chosenContentType {
                     case "application/json":
                         body = try await converter.getResponseBodyAsJSON(
-                            Components.Responses.Mutation.Body.JsonPayload.self,
+                            Components.Schemas.MutationResult.self,
                             from: responseBody,
                             transforming: { value in
                                 .json(value)
@@ -4222,7 +4222,7 @@ internal struct Client: APIProtocol {
                     switch chosenContentType {
                     case "application/json":
                         body = try await converter.getResponseBodyAsJSON(
-                            Components.Responses.Mutation.Body.JsonPayload.self,
+                            Components.Schemas.MutationResult.self,
                             from: responseBody,
                             transforming: { value in
                                 .json(value)

@@ -35,48 +35,13 @@ extension Components {
             internal var headers: Components.Responses.Mutation.Headers
             /// - Remark: Generated from `#/components/responses/Mutation/content`.
             internal enum Body: Sendable, Hashable {
-                /// - Remark: Generated from `#/components/responses/Mutation/content/json`.
-                internal enum JsonPayload: Codable, Hashable, Sendable {
-                    /// - Remark: Generated from `#/components/responses/Mutation/content/json/case1`.
-                    case Mutation(Components.Schemas.Mutation)
-                    /// - Remark: Generated from `#/components/responses/Mutation/content/json/case2`.
-                    case MinimalMutation(Components.Schemas.MinimalMutation)
-                    internal init(from decoder: any Swift.Decoder) throws {
-                        var errors: [any Swift.Error] = []
-                        do {
-                            self = .Mutation(try .init(from: decoder))
-                            return
-                        } catch {
-                            errors.append(error)
-                        }
-                        do {
-                            self = .MinimalMutation(try .init(from: decoder))
-                            return
-                        } catch {
-                            errors.append(error)
-                        }
-                        throw Swift.DecodingError.failedToDecodeOneOfSchema(
-                            type: Self.self,
-                            codingPath: decoder.codingPath,
-                            errors: errors
-                        )
-                    }
-                    internal func encode(to encoder: any Swift.Encoder) throws {
-                        switch self {
-                        case let .Mutation(value):
-                            try value.encode(to: encoder)
-                        case let .MinimalMutation(value):
-                            try value.encode(to: encoder)
-                        }
-                    }
-                }
                 /// - Remark: Generated from `#/components/responses/Mutation/content/application\/json`.
-                case json(Components.Responses.Mutation.Body.JsonPayload)
+                case json(Components.Schemas.MutationResult)
                 /// The associated value of the enum case if `self` is `.json`.
                 ///
                 /// - Throws: An error if `self` is not `.json`.
                 /// - SeeAlso: `.json`.
-                internal var json: Components.Responses.Mutation.Body.JsonPayload {
+                internal var json: Components.Schemas.MutationResult {
                     get throws {
                         switch self {
                         case let .json(body):

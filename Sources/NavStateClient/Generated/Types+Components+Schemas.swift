@@ -26,77 +26,48 @@ extension Components {
             case sheet = "sheet"
             case fullScreenCover = "fullScreenCover"
         }
-        /// A route param, as the graph declares it: an integer (exact, 64-bit), a number, a string or a boolean. (anyOf, not oneOf: in JSON Schema every integer is also a number, so a oneOf of the two would refuse every integer.)
+        /// A route param, as the graph declares it: an integer (exact, 64-bit), a number, a string or a boolean. No type constraint on purpose: generators make it their "any JSON value" (Object, Any), which keeps a JSON integer an integer up to Int64 (an anyOf of the four types made openapi-generator's Java client read `42` as `true`). The server checks every param against the graph (422 invalid_params).
         ///
         /// - Remark: Generated from `#/components/schemas/ParamValue`.
-        internal struct ParamValue: Codable, Hashable, Sendable {
-            /// - Remark: Generated from `#/components/schemas/ParamValue/value1`.
-            internal var value1: Swift.Int64?
-            /// - Remark: Generated from `#/components/schemas/ParamValue/value2`.
-            internal var value2: Swift.Double?
-            /// - Remark: Generated from `#/components/schemas/ParamValue/value3`.
-            internal var value3: Swift.String?
-            /// - Remark: Generated from `#/components/schemas/ParamValue/value4`.
-            internal var value4: Swift.Bool?
-            /// Creates a new `ParamValue`.
+        internal typealias ParamValue = NavStateClient.ParamValue
+        /// A param as a graph declares it.
+        ///
+        /// - Remark: Generated from `#/components/schemas/ParamDeclaration`.
+        internal struct ParamDeclaration: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ParamDeclaration/type`.
+            internal enum _TypePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case string = "string"
+                case int = "int"
+                case number = "number"
+                case bool = "bool"
+            }
+            /// - Remark: Generated from `#/components/schemas/ParamDeclaration/type`.
+            internal var _type: Components.Schemas.ParamDeclaration._TypePayload
+            /// - Remark: Generated from `#/components/schemas/ParamDeclaration/required`.
+            internal var required: Swift.Bool
+            /// Filled in when the param is left out.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ParamDeclaration/default`.
+            internal var _default: Components.Schemas.ParamValue?
+            /// Creates a new `ParamDeclaration`.
             ///
             /// - Parameters:
-            ///   - value1:
-            ///   - value2:
-            ///   - value3:
-            ///   - value4:
+            ///   - _type:
+            ///   - required:
+            ///   - _default: Filled in when the param is left out.
             internal init(
-                value1: Swift.Int64? = nil,
-                value2: Swift.Double? = nil,
-                value3: Swift.String? = nil,
-                value4: Swift.Bool? = nil
+                _type: Components.Schemas.ParamDeclaration._TypePayload,
+                required: Swift.Bool,
+                _default: Components.Schemas.ParamValue? = nil
             ) {
-                self.value1 = value1
-                self.value2 = value2
-                self.value3 = value3
-                self.value4 = value4
+                self._type = _type
+                self.required = required
+                self._default = _default
             }
-            internal init(from decoder: any Swift.Decoder) throws {
-                var errors: [any Swift.Error] = []
-                do {
-                    self.value1 = try decoder.decodeFromSingleValueContainer()
-                } catch {
-                    errors.append(error)
-                }
-                do {
-                    self.value2 = try decoder.decodeFromSingleValueContainer()
-                } catch {
-                    errors.append(error)
-                }
-                do {
-                    self.value3 = try decoder.decodeFromSingleValueContainer()
-                } catch {
-                    errors.append(error)
-                }
-                do {
-                    self.value4 = try decoder.decodeFromSingleValueContainer()
-                } catch {
-                    errors.append(error)
-                }
-                try Swift.DecodingError.verifyAtLeastOneSchemaIsNotNil(
-                    [
-                        self.value1,
-                        self.value2,
-                        self.value3,
-                        self.value4
-                    ],
-                    type: Self.self,
-                    codingPath: decoder.codingPath,
-                    errors: errors
-                )
-            }
-            internal func encode(to encoder: any Swift.Encoder) throws {
-                try encoder.encodeFirstNonNilValueToSingleValueContainer([
-                    self.value1,
-                    self.value2,
-                    self.value3,
-                    self.value4
-                ])
+            internal enum CodingKeys: String, CodingKey {
+                case _type = "type"
+                case required
+                case _default = "default"
             }
         }
         /// Route params by name, checked against the graph; defaults are filled in.
@@ -314,6 +285,8 @@ extension Components {
         ///
         /// - Remark: Generated from `#/components/schemas/PopRequest`.
         internal struct PopRequest: Codable, Hashable, Sendable {
+            /// How many pushes to pop; without `count`, `to` or `toRoot`, one. (No schema default: a generated client would send it beside `to` or `toRoot`, and the three are exclusive.)
+            ///
             /// - Remark: Generated from `#/components/schemas/PopRequest/count`.
             internal var count: Swift.Int?
             /// Pop everything above this coordinator of the active flow.
@@ -329,7 +302,7 @@ extension Components {
             /// Creates a new `PopRequest`.
             ///
             /// - Parameters:
-            ///   - count:
+            ///   - count: How many pushes to pop; without `count`, `to` or `toRoot`, one. (No schema default: a generated client would send it beside `to` or `toRoot`, and the three are exclusive.)
             ///   - to: Pop everything above this coordinator of the active flow.
             ///   - toRoot:
             ///   - result: Any JSON value, handed to the coordinator that becomes active as a `coordinator.resumed` event (`null` means none).
@@ -936,6 +909,8 @@ extension Components {
             }
             /// - Remark: Generated from `#/components/schemas/PopOp/op`.
             internal var op: Components.Schemas.PopOp.OpPayload
+            /// How many pushes to pop; without `count`, `to` or `toRoot`, one. (No schema default: a generated client would send it beside `to` or `toRoot`, and the three are exclusive.)
+            ///
             /// - Remark: Generated from `#/components/schemas/PopOp/count`.
             internal var count: Swift.Int?
             /// Pop everything above this coordinator of the active flow.
@@ -952,7 +927,7 @@ extension Components {
             ///
             /// - Parameters:
             ///   - op:
-            ///   - count:
+            ///   - count: How many pushes to pop; without `count`, `to` or `toRoot`, one. (No schema default: a generated client would send it beside `to` or `toRoot`, and the three are exclusive.)
             ///   - to: Pop everything above this coordinator of the active flow.
             ///   - toRoot:
             ///   - result: Any JSON value, handed to the coordinator that becomes active as a `coordinator.resumed` event (`null` means none).
@@ -2023,25 +1998,37 @@ extension Components {
                 case reason
             }
         }
-        /// - Remark: Generated from `#/components/schemas/Mutation`.
-        internal struct Mutation: Codable, Hashable, Sendable {
-            /// - Remark: Generated from `#/components/schemas/Mutation/session`.
-            internal var session: Components.Schemas.SessionState
-            /// - Remark: Generated from `#/components/schemas/Mutation/events`.
+        /// The answer to every mutation: the version it left the session at, the state (unless the request sent `Prefer: return=minimal`) and the events it caused (none when nothing changed).
+        ///
+        /// - Remark: Generated from `#/components/schemas/MutationResult`.
+        internal struct MutationResult: Codable, Hashable, Sendable {
+            /// The session version after the operation (the `ETag`, unquoted).
+            ///
+            /// - Remark: Generated from `#/components/schemas/MutationResult/version`.
+            internal var version: Swift.Int
+            /// The whole state at `version`; left out when the request sent `Prefer: return=minimal` (then the answer carries `Preference-Applied: return=minimal`).
+            ///
+            /// - Remark: Generated from `#/components/schemas/MutationResult/session`.
+            internal var session: Components.Schemas.SessionState?
+            /// - Remark: Generated from `#/components/schemas/MutationResult/events`.
             internal var events: [Components.Schemas.Event]
-            /// Creates a new `Mutation`.
+            /// Creates a new `MutationResult`.
             ///
             /// - Parameters:
-            ///   - session:
+            ///   - version: The session version after the operation (the `ETag`, unquoted).
+            ///   - session: The whole state at `version`; left out when the request sent `Prefer: return=minimal` (then the answer carries `Preference-Applied: return=minimal`).
             ///   - events:
             internal init(
-                session: Components.Schemas.SessionState,
+                version: Swift.Int,
+                session: Components.Schemas.SessionState? = nil,
                 events: [Components.Schemas.Event]
             ) {
+                self.version = version
                 self.session = session
                 self.events = events
             }
             internal enum CodingKeys: String, CodingKey {
+                case version
                 case session
                 case events
             }
@@ -2114,8 +2101,30 @@ extension Components {
                 internal var name: Swift.String
                 /// - Remark: Generated from `#/components/schemas/Graph/RoutesPayload/path`.
                 internal var path: Swift.String
+                /// The route's params by name.
+                ///
                 /// - Remark: Generated from `#/components/schemas/Graph/RoutesPayload/params`.
-                internal var params: OpenAPIRuntime.OpenAPIObjectContainer
+                internal struct ParamsPayload: Codable, Hashable, Sendable {
+                    /// A container of undocumented properties.
+                    internal var additionalProperties: [String: Components.Schemas.ParamDeclaration]
+                    /// Creates a new `ParamsPayload`.
+                    ///
+                    /// - Parameters:
+                    ///   - additionalProperties: A container of undocumented properties.
+                    internal init(additionalProperties: [String: Components.Schemas.ParamDeclaration] = .init()) {
+                        self.additionalProperties = additionalProperties
+                    }
+                    internal init(from decoder: any Swift.Decoder) throws {
+                        additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [])
+                    }
+                    internal func encode(to encoder: any Swift.Encoder) throws {
+                        try encoder.encodeAdditionalProperties(additionalProperties)
+                    }
+                }
+                /// The route's params by name.
+                ///
+                /// - Remark: Generated from `#/components/schemas/Graph/RoutesPayload/params`.
+                internal var params: Components.Schemas.Graph.RoutesPayloadPayload.ParamsPayload
                 /// - Remark: Generated from `#/components/schemas/Graph/RoutesPayload/presentation`.
                 internal var presentation: Swift.String
                 /// - Remark: Generated from `#/components/schemas/Graph/RoutesPayload/presentations`.
@@ -2131,7 +2140,7 @@ extension Components {
                 /// - Parameters:
                 ///   - name:
                 ///   - path:
-                ///   - params:
+                ///   - params: The route's params by name.
                 ///   - presentation:
                 ///   - presentations:
                 ///   - next:
@@ -2140,7 +2149,7 @@ extension Components {
                 internal init(
                     name: Swift.String,
                     path: Swift.String,
-                    params: OpenAPIRuntime.OpenAPIObjectContainer,
+                    params: Components.Schemas.Graph.RoutesPayloadPayload.ParamsPayload,
                     presentation: Swift.String,
                     presentations: [Swift.String],
                     next: [Swift.String]? = nil,
@@ -2266,46 +2275,6 @@ extension Components {
                 case code
                 case version
                 case opIndex
-            }
-        }
-        /// The answer to a mutation sent with `Prefer: return=minimal`: the version it made and its events, without the state.
-        ///
-        /// - Remark: Generated from `#/components/schemas/MinimalMutation`.
-        internal struct MinimalMutation: Codable, Hashable, Sendable {
-            /// - Remark: Generated from `#/components/schemas/MinimalMutation/version`.
-            internal var version: Swift.Int
-            /// - Remark: Generated from `#/components/schemas/MinimalMutation/events`.
-            internal var events: [Components.Schemas.Event]
-            /// Creates a new `MinimalMutation`.
-            ///
-            /// - Parameters:
-            ///   - version:
-            ///   - events:
-            internal init(
-                version: Swift.Int,
-                events: [Components.Schemas.Event]
-            ) {
-                self.version = version
-                self.events = events
-            }
-            internal enum CodingKeys: String, CodingKey {
-                case version
-                case events
-            }
-            internal init(from decoder: any Swift.Decoder) throws {
-                let container = try decoder.container(keyedBy: CodingKeys.self)
-                self.version = try container.decode(
-                    Swift.Int.self,
-                    forKey: .version
-                )
-                self.events = try container.decode(
-                    [Components.Schemas.Event].self,
-                    forKey: .events
-                )
-                try decoder.ensureNoAdditionalProperties(knownKeys: [
-                    "version",
-                    "events"
-                ])
             }
         }
     }

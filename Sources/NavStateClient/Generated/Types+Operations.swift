@@ -1353,7 +1353,7 @@ internal enum Operations {
             }
         }
         internal enum Output: Sendable, Hashable {
-            /// Applied (or, for an operation that changes nothing, accepted with no events and the same version). With `Prefer: return=minimal`, `{version, events}` instead.
+            /// Applied (or, for an operation that changes nothing, accepted with no events and the same version): `{version, session, events}`, or `{version, events}` with `Prefer: return=minimal`.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/state/put(putState)/responses/200`.
             ///
@@ -1693,7 +1693,7 @@ internal enum Operations {
             }
         }
         internal enum Output: Sendable, Hashable {
-            /// Applied (or, for an operation that changes nothing, accepted with no events and the same version). With `Prefer: return=minimal`, `{version, events}` instead.
+            /// Applied (or, for an operation that changes nothing, accepted with no events and the same version): `{version, session, events}`, or `{version, events}` with `Prefer: return=minimal`.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/coordinators/{cid}/delete(teardownCoordinator)/responses/200`.
             ///
@@ -2226,7 +2226,7 @@ internal enum Operations {
             }
         }
         internal enum Output: Sendable, Hashable {
-            /// Applied (or, for an operation that changes nothing, accepted with no events and the same version). With `Prefer: return=minimal`, `{version, events}` instead.
+            /// Applied (or, for an operation that changes nothing, accepted with no events and the same version): `{version, session, events}`, or `{version, events}` with `Prefer: return=minimal`.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/push/post(push)/responses/200`.
             ///
@@ -2568,7 +2568,7 @@ internal enum Operations {
             }
         }
         internal enum Output: Sendable, Hashable {
-            /// Applied (or, for an operation that changes nothing, accepted with no events and the same version). With `Prefer: return=minimal`, `{version, events}` instead.
+            /// Applied (or, for an operation that changes nothing, accepted with no events and the same version): `{version, session, events}`, or `{version, events}` with `Prefer: return=minimal`.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/pop/post(pop)/responses/200`.
             ///
@@ -2910,7 +2910,7 @@ internal enum Operations {
             }
         }
         internal enum Output: Sendable, Hashable {
-            /// Applied (or, for an operation that changes nothing, accepted with no events and the same version). With `Prefer: return=minimal`, `{version, events}` instead.
+            /// Applied (or, for an operation that changes nothing, accepted with no events and the same version): `{version, session, events}`, or `{version, events}` with `Prefer: return=minimal`.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/present/post(present)/responses/200`.
             ///
@@ -3252,7 +3252,7 @@ internal enum Operations {
             }
         }
         internal enum Output: Sendable, Hashable {
-            /// Applied (or, for an operation that changes nothing, accepted with no events and the same version). With `Prefer: return=minimal`, `{version, events}` instead.
+            /// Applied (or, for an operation that changes nothing, accepted with no events and the same version): `{version, session, events}`, or `{version, events}` with `Prefer: return=minimal`.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/dismiss/post(dismiss)/responses/200`.
             ///
@@ -3594,7 +3594,7 @@ internal enum Operations {
             }
         }
         internal enum Output: Sendable, Hashable {
-            /// Applied (or, for an operation that changes nothing, accepted with no events and the same version). With `Prefer: return=minimal`, `{version, events}` instead.
+            /// Applied (or, for an operation that changes nothing, accepted with no events and the same version): `{version, session, events}`, or `{version, events}` with `Prefer: return=minimal`.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/back/post(back)/responses/200`.
             ///
@@ -3936,7 +3936,7 @@ internal enum Operations {
             }
         }
         internal enum Output: Sendable, Hashable {
-            /// Applied (or, for an operation that changes nothing, accepted with no events and the same version). With `Prefer: return=minimal`, `{version, events}` instead.
+            /// Applied (or, for an operation that changes nothing, accepted with no events and the same version): `{version, session, events}`, or `{version, events}` with `Prefer: return=minimal`.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/replace/post(replace)/responses/200`.
             ///
@@ -4278,7 +4278,7 @@ internal enum Operations {
             }
         }
         internal enum Output: Sendable, Hashable {
-            /// Applied (or, for an operation that changes nothing, accepted with no events and the same version). With `Prefer: return=minimal`, `{version, events}` instead.
+            /// Applied (or, for an operation that changes nothing, accepted with no events and the same version): `{version, session, events}`, or `{version, events}` with `Prefer: return=minimal`.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/select-tab/post(selectTab)/responses/200`.
             ///
@@ -4620,7 +4620,7 @@ internal enum Operations {
             }
         }
         internal enum Output: Sendable, Hashable {
-            /// Applied (or, for an operation that changes nothing, accepted with no events and the same version). With `Prefer: return=minimal`, `{version, events}` instead.
+            /// Applied (or, for an operation that changes nothing, accepted with no events and the same version): `{version, session, events}`, or `{version, events}` with `Prefer: return=minimal`.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/deeplink/post(deepLink)/responses/200`.
             ///
@@ -4962,7 +4962,7 @@ internal enum Operations {
             }
         }
         internal enum Output: Sendable, Hashable {
-            /// Applied (or, for an operation that changes nothing, accepted with no events and the same version). With `Prefer: return=minimal`, `{version, events}` instead.
+            /// Applied (or, for an operation that changes nothing, accepted with no events and the same version): `{version, session, events}`, or `{version, events}` with `Prefer: return=minimal`.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/batch/post(batch)/responses/200`.
             ///

@@ -440,18 +440,21 @@ extension APIProtocol {
 
 /// Server URLs defined in the OpenAPI document.
 internal enum Servers {
+    /// Relative: wherever the server runs (`navstate` listens on http://127.0.0.1:8080 by default, or on `--host` and `--port`).
     internal enum Server1 {
+        /// Relative: wherever the server runs (`navstate` listens on http://127.0.0.1:8080 by default, or on `--host` and `--port`).
         internal static func url() throws -> Foundation.URL {
             try Foundation.URL(
-                validatingOpenAPIServerURL: "http://127.0.0.1:8080",
+                validatingOpenAPIServerURL: "/",
                 variables: []
             )
         }
     }
+    /// Relative: wherever the server runs (`navstate` listens on http://127.0.0.1:8080 by default, or on `--host` and `--port`).
     @available(*, deprecated, renamed: "Servers.Server1.url")
     internal static func server1() throws -> Foundation.URL {
         try Foundation.URL(
-            validatingOpenAPIServerURL: "http://127.0.0.1:8080",
+            validatingOpenAPIServerURL: "/",
             variables: []
         )
     }
