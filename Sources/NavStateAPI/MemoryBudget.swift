@@ -51,10 +51,11 @@ enum MemoryFootprint {
   /// The most an event stream's buffer may hold before the stream is dropped as too slow.
   static let streamBufferLimit = 256 * 1024
   /// An open event stream as it really is (its first message is counted on top): libmicrohttpd's
-  /// connection memory pool (32 KiB), the socket, the stream and its subscription. Measured: 34
-  /// KiB of RSS per open idle stream. Counting the buffer's cap instead (288 KiB) let a few
-  /// thousand abandoned streams exhaust the budget of a node that held a tenth of it.
-  static let stream = 34 * 1024
+  /// connection memory pool (32 KiB), the socket, the stream and its subscription. Measured: 31.3
+  /// KiB of RSS per open idle stream, first message included (2,000 streams on one session,
+  /// `Benchmarks/tools/stream_rss.py BINARY 2000`). Counting the buffer's cap instead (288
+  /// KiB) let a few thousand abandoned streams exhaust the budget of a node that held a tenth of it.
+  static let stream = 32 * 1024
 
   static func session(_ data: SessionRecord.Data) -> Int {
     let coordinators = data.navigation.coordinators

@@ -9,6 +9,8 @@ struct ReceivedEvent: Sendable {
   var id: Int?
   var type: String
   var data: String
+  /// The `retry:` field of the event's block, if it had one.
+  var retry: Int? = nil
 }
 
 /// Follows `GET .../events` over a raw socket, decoding the chunked body and the SSE frames.
@@ -20,6 +22,8 @@ final class EventStreamClient {
   private(set) var status = 0
   private(set) var ended = false
   private(set) var comments = 0
+  /// Blocks that held a `retry:` field and no event (some clients drop such a block whole).
+  private(set) var loneRetryBlocks = 0
 
   init(port: UInt16, path: String, token: String, lastEventID: Int? = nil) throws {
     socket = try HTTPTestClient(port: port).connectSocket(timeout: 0.2)
@@ -94,6 +98,8 @@ final class EventStreamClient {
       for line in frame.split(separator: "\n", omittingEmptySubsequences: false) {
         if line.hasPrefix(":") {
           comments += 1
+        } else if line.hasPrefix("retry: ") {
+          event.retry = Int(line.dropFirst(7))
         } else if line.hasPrefix("id: ") {
           event.id = Int(line.dropFirst(4))
           isEvent = true
@@ -106,6 +112,7 @@ final class EventStreamClient {
         }
       }
       if isEvent { return event }
+      if event.retry != nil { loneRetryBlocks += 1 }
     }
     return nil
   }

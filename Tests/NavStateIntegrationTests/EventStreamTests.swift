@@ -212,8 +212,10 @@ struct EventStreamTests {
     var limit = rlimit()
     getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
     try #require(limit.rlim_cur >= 1200, "the test needs 1,200 file descriptors")
-    // One client address holding 1,000 connections: past the default per-address cap.
-    let server = try ServerProcess(["--max-connections-per-ip", "2000"])
+    // One client address holding 1,000 streams: past the default per-address caps.
+    let server = try ServerProcess([
+      "--max-connections-per-ip", "2000", "--max-streams-per-ip", "1000",
+    ])
     defer { server.stop() }
     let session = try TestSession(server.client)
     let streams = try (0..<1000).map { _ in
