@@ -66,6 +66,13 @@ public struct NavStateError: Error, Sendable, Equatable, CustomStringConvertible
     public static let unauthorized = Code(rawValue: "unauthorized")
     public static let invalidToken = Code(rawValue: "invalid_token")
     public static let versionMismatch = Code(rawValue: "version_mismatch")
+    /// 410: the session ended lately (deleted or expired); told only to the holder of its token.
+    public static let sessionEnded = Code(rawValue: "session_ended")
+    // Idempotency-Key: a malformed key (400), one reused for another request (422), or a repeat
+    // while the first request is being decided (409).
+    public static let invalidIdempotencyKey = Code(rawValue: "invalid_idempotency_key")
+    public static let idempotencyKeyReused = Code(rawValue: "idempotency_key_reused")
+    public static let idempotencyKeyInUse = Code(rawValue: "idempotency_key_in_use")
     // Refusals of the request as a whole.
     public static let malformedJSON = Code(rawValue: "malformed_json")
     public static let malformedRequest = Code(rawValue: "malformed_request")
@@ -81,6 +88,7 @@ public struct NavStateError: Error, Sendable, Equatable, CustomStringConvertible
     // The server holds all it may.
     public static let tooManySessions = Code(rawValue: "too_many_sessions")
     public static let tooManySessionsForClient = Code(rawValue: "too_many_sessions_for_client")
+    public static let tooManyStreamsForClient = Code(rawValue: "too_many_streams_for_client")
     public static let memoryExhausted = Code(rawValue: "memory_exhausted")
     /// The server could not record the change in its data directory, so it did not make it.
     public static let journalUnavailable = Code(rawValue: "journal_unavailable")
@@ -100,10 +108,12 @@ public struct NavStateError: Error, Sendable, Equatable, CustomStringConvertible
       .cannotTearDownTab, .invalidRequest, .unknownRoute, .invalidParams, .routeNotAllowed,
       .presentationNotAllowed, .notARootRoute, .coordinatorLimit, .noSuchTab, .invalidPath,
       .invalidURL, .noRouteForURL, .unknownGraph, .unknownCoordinator, .sessionNotFound, .notFound,
-      .unauthorized, .invalidToken, .versionMismatch, .malformedJSON, .malformedRequest, .badHost,
+      .unauthorized, .invalidToken, .versionMismatch, .sessionEnded, .invalidIdempotencyKey,
+      .idempotencyKeyReused, .idempotencyKeyInUse, .malformedJSON, .malformedRequest, .badHost,
       .badContentLength, .invalidQuery, .unsupportedMediaType, .payloadTooLarge, .methodNotAllowed,
       .requestTimeout, .misdirectedRequest, .unsupportedTransferEncoding, .tooManySessions,
-      .tooManySessionsForClient, .memoryExhausted, .journalUnavailable, .nodeUnavailable,
+      .tooManySessionsForClient, .tooManyStreamsForClient, .memoryExhausted, .journalUnavailable,
+      .nodeUnavailable,
       .tooManyConnections, .transport,
       .unexpectedResponse,
     ]

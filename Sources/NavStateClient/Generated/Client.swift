@@ -342,12 +342,12 @@ internal struct Client: APIProtocol {
                 switch response.status.code {
                 case 201:
                     let headers: Operations.CreateSession.Output.Created.Headers = .init(
-                        location: try converter.getOptionalHeaderFieldAsURI(
+                        location: try converter.getRequiredHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Location",
                             as: Swift.String.self
                         ),
-                        eTag: try converter.getOptionalHeaderFieldAsURI(
+                        eTag: try converter.getRequiredHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "ETag",
                             as: Swift.String.self
@@ -566,7 +566,7 @@ internal struct Client: APIProtocol {
             deserializer: { response, responseBody in
                 switch response.status.code {
                 case 200:
-                    let headers: Operations.GetSession.Output.Ok.Headers = .init(eTag: try converter.getOptionalHeaderFieldAsURI(
+                    let headers: Operations.GetSession.Output.Ok.Headers = .init(eTag: try converter.getRequiredHeaderFieldAsURI(
                         in: response.headerFields,
                         name: "ETag",
                         as: Swift.String.self
@@ -596,7 +596,7 @@ internal struct Client: APIProtocol {
                         body: body
                     ))
                 case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(wwwAuthenticate: try converter.getOptionalHeaderFieldAsURI(
+                    let headers: Components.Responses.Unauthorized.Headers = .init(wwwAuthenticate: try converter.getRequiredHeaderFieldAsURI(
                         in: response.headerFields,
                         name: "WWW-Authenticate",
                         as: Swift.String.self
@@ -716,6 +716,11 @@ internal struct Client: APIProtocol {
                     name: "If-Match",
                     value: input.headers.ifMatch
                 )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "Idempotency-Key",
+                    value: input.headers.idempotencyKey
+                )
                 converter.setAcceptHeader(
                     in: &request.headerFields,
                     contentTypes: input.headers.accept
@@ -726,216 +731,6 @@ internal struct Client: APIProtocol {
                 switch response.status.code {
                 case 204:
                     return .noContent(.init())
-                case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(wwwAuthenticate: try converter.getOptionalHeaderFieldAsURI(
-                        in: response.headerFields,
-                        name: "WWW-Authenticate",
-                        as: Swift.String.self
-                    ))
-                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
-                    let body: Components.Responses.Unauthorized.Body
-                    let chosenContentType = try converter.bestContentType(
-                        received: contentType,
-                        options: [
-                            "application/problem+json"
-                        ]
-                    )
-                    switch chosenContentType {
-                    case "application/problem+json":
-                        body = try await converter.getResponseBodyAsJSON(
-                            Components.Schemas.Problem.self,
-                            from: responseBody,
-                            transforming: { value in
-                                .applicationProblemJson(value)
-                            }
-                        )
-                    default:
-                        preconditionFailure("bestContentType chose an invalid content type.")
-                    }
-                    return .unauthorized(.init(
-                        headers: headers,
-                        body: body
-                    ))
-                case 404:
-                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
-                    let body: Components.Responses.NotFound.Body
-                    let chosenContentType = try converter.bestContentType(
-                        received: contentType,
-                        options: [
-                            "application/problem+json"
-                        ]
-                    )
-                    switch chosenContentType {
-                    case "application/problem+json":
-                        body = try await converter.getResponseBodyAsJSON(
-                            Components.Schemas.Problem.self,
-                            from: responseBody,
-                            transforming: { value in
-                                .applicationProblemJson(value)
-                            }
-                        )
-                    default:
-                        preconditionFailure("bestContentType chose an invalid content type.")
-                    }
-                    return .notFound(.init(body: body))
-                case 412:
-                    let headers: Components.Responses.PreconditionFailed.Headers = .init(eTag: try converter.getOptionalHeaderFieldAsURI(
-                        in: response.headerFields,
-                        name: "ETag",
-                        as: Swift.String.self
-                    ))
-                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
-                    let body: Components.Responses.PreconditionFailed.Body
-                    let chosenContentType = try converter.bestContentType(
-                        received: contentType,
-                        options: [
-                            "application/problem+json"
-                        ]
-                    )
-                    switch chosenContentType {
-                    case "application/problem+json":
-                        body = try await converter.getResponseBodyAsJSON(
-                            Components.Schemas.Problem.self,
-                            from: responseBody,
-                            transforming: { value in
-                                .applicationProblemJson(value)
-                            }
-                        )
-                    default:
-                        preconditionFailure("bestContentType chose an invalid content type.")
-                    }
-                    return .preconditionFailed(.init(
-                        headers: headers,
-                        body: body
-                    ))
-                case 503:
-                    let headers: Components.Responses.NodeUnavailable.Headers = .init(retryAfter: try converter.getOptionalHeaderFieldAsURI(
-                        in: response.headerFields,
-                        name: "Retry-After",
-                        as: Swift.Int.self
-                    ))
-                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
-                    let body: Components.Responses.NodeUnavailable.Body
-                    let chosenContentType = try converter.bestContentType(
-                        received: contentType,
-                        options: [
-                            "application/problem+json"
-                        ]
-                    )
-                    switch chosenContentType {
-                    case "application/problem+json":
-                        body = try await converter.getResponseBodyAsJSON(
-                            Components.Schemas.Problem.self,
-                            from: responseBody,
-                            transforming: { value in
-                                .applicationProblemJson(value)
-                            }
-                        )
-                    default:
-                        preconditionFailure("bestContentType chose an invalid content type.")
-                    }
-                    return .serviceUnavailable(.init(
-                        headers: headers,
-                        body: body
-                    ))
-                default:
-                    return .undocumented(
-                        statusCode: response.status.code,
-                        .init(
-                            headerFields: response.headerFields,
-                            body: responseBody
-                        )
-                    )
-                }
-            }
-        )
-    }
-    /// Make the visible path equal a list
-    ///
-    /// Keeps the longest common prefix (same route, params and presentation: same ids), stops the rest (reason `reset`), starts the new entries. A path ending at a tab container continues into its selected tab.
-    ///
-    /// - Remark: HTTP `PUT /v1/sessions/{sid}/state`.
-    /// - Remark: Generated from `#/paths//v1/sessions/{sid}/state/put(putState)`.
-    internal func putState(_ input: Operations.PutState.Input) async throws -> Operations.PutState.Output {
-        try await client.send(
-            input: input,
-            forOperation: Operations.PutState.id,
-            serializer: { input in
-                let path = try converter.renderedPath(
-                    template: "/v1/sessions/{}/state",
-                    parameters: [
-                        input.path.sid
-                    ]
-                )
-                var request: HTTPTypes.HTTPRequest = .init(
-                    soar_path: path,
-                    method: .put
-                )
-                suppressMutabilityWarning(&request)
-                try converter.setHeaderFieldAsURI(
-                    in: &request.headerFields,
-                    name: "If-Match",
-                    value: input.headers.ifMatch
-                )
-                try converter.setHeaderFieldAsURI(
-                    in: &request.headerFields,
-                    name: "Prefer",
-                    value: input.headers.prefer
-                )
-                converter.setAcceptHeader(
-                    in: &request.headerFields,
-                    contentTypes: input.headers.accept
-                )
-                let body: OpenAPIRuntime.HTTPBody?
-                switch input.body {
-                case let .json(value):
-                    body = try converter.setRequiredRequestBodyAsJSON(
-                        value,
-                        headerFields: &request.headerFields,
-                        contentType: "application/json; charset=utf-8"
-                    )
-                }
-                return (request, body)
-            },
-            deserializer: { response, responseBody in
-                switch response.status.code {
-                case 200:
-                    let headers: Components.Responses.Mutation.Headers = .init(
-                        eTag: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "ETag",
-                            as: Swift.String.self
-                        ),
-                        preferenceApplied: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "Preference-Applied",
-                            as: Swift.String.self
-                        )
-                    )
-                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
-                    let body: Components.Responses.Mutation.Body
-                    let chosenContentType = try converter.bestContentType(
-                        received: contentType,
-                        options: [
-                            "application/json"
-                        ]
-                    )
-                    switch chosenContentType {
-                    case "application/json":
-                        body = try await converter.getResponseBodyAsJSON(
-                            Components.Schemas.MutationResult.self,
-                            from: responseBody,
-                            transforming: { value in
-                                .json(value)
-                            }
-                        )
-                    default:
-                        preconditionFailure("bestContentType chose an invalid content type.")
-                    }
-                    return .ok(.init(
-                        headers: headers,
-                        body: body
-                    ))
                 case 400:
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.BadRequest.Body
@@ -959,7 +754,7 @@ internal struct Client: APIProtocol {
                     }
                     return .badRequest(.init(body: body))
                 case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(wwwAuthenticate: try converter.getOptionalHeaderFieldAsURI(
+                    let headers: Components.Responses.Unauthorized.Headers = .init(wwwAuthenticate: try converter.getRequiredHeaderFieldAsURI(
                         in: response.headerFields,
                         name: "WWW-Authenticate",
                         as: Swift.String.self
@@ -1033,7 +828,293 @@ internal struct Client: APIProtocol {
                     }
                     return .conflict(.init(body: body))
                 case 412:
-                    let headers: Components.Responses.PreconditionFailed.Headers = .init(eTag: try converter.getOptionalHeaderFieldAsURI(
+                    let headers: Components.Responses.PreconditionFailed.Headers = .init(eTag: try converter.getRequiredHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "ETag",
+                        as: Swift.String.self
+                    ))
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.PreconditionFailed.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .preconditionFailed(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 422:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.Unprocessable.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .unprocessableContent(.init(body: body))
+                case 503:
+                    let headers: Components.Responses.NodeUnavailable.Headers = .init(retryAfter: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "Retry-After",
+                        as: Swift.Int.self
+                    ))
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.NodeUnavailable.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .serviceUnavailable(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                default:
+                    return .undocumented(
+                        statusCode: response.status.code,
+                        .init(
+                            headerFields: response.headerFields,
+                            body: responseBody
+                        )
+                    )
+                }
+            }
+        )
+    }
+    /// Make the visible path equal a list
+    ///
+    /// Keeps the longest common prefix (same route, params and presentation: same ids), stops the rest (reason `reset`), starts the new entries. A path ending at a tab container continues into its selected tab.
+    ///
+    /// - Remark: HTTP `PUT /v1/sessions/{sid}/state`.
+    /// - Remark: Generated from `#/paths//v1/sessions/{sid}/state/put(putState)`.
+    internal func putState(_ input: Operations.PutState.Input) async throws -> Operations.PutState.Output {
+        try await client.send(
+            input: input,
+            forOperation: Operations.PutState.id,
+            serializer: { input in
+                let path = try converter.renderedPath(
+                    template: "/v1/sessions/{}/state",
+                    parameters: [
+                        input.path.sid
+                    ]
+                )
+                var request: HTTPTypes.HTTPRequest = .init(
+                    soar_path: path,
+                    method: .put
+                )
+                suppressMutabilityWarning(&request)
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "If-Match",
+                    value: input.headers.ifMatch
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "Idempotency-Key",
+                    value: input.headers.idempotencyKey
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "Prefer",
+                    value: input.headers.prefer
+                )
+                converter.setAcceptHeader(
+                    in: &request.headerFields,
+                    contentTypes: input.headers.accept
+                )
+                let body: OpenAPIRuntime.HTTPBody?
+                switch input.body {
+                case let .json(value):
+                    body = try converter.setRequiredRequestBodyAsJSON(
+                        value,
+                        headerFields: &request.headerFields,
+                        contentType: "application/json; charset=utf-8"
+                    )
+                }
+                return (request, body)
+            },
+            deserializer: { response, responseBody in
+                switch response.status.code {
+                case 200:
+                    let headers: Components.Responses.Mutation.Headers = .init(
+                        eTag: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "ETag",
+                            as: Swift.String.self
+                        ),
+                        preferenceApplied: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Preference-Applied",
+                            as: Swift.String.self
+                        ),
+                        idempotentReplayed: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Idempotent-Replayed",
+                            as: Components.Responses.Mutation.Headers.IdempotentReplayedPayload.self
+                        )
+                    )
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.Mutation.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.MutationResult.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .ok(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 400:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.BadRequest.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .badRequest(.init(body: body))
+                case 401:
+                    let headers: Components.Responses.Unauthorized.Headers = .init(wwwAuthenticate: try converter.getRequiredHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "WWW-Authenticate",
+                        as: Swift.String.self
+                    ))
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.Unauthorized.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .unauthorized(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 404:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.NotFound.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .notFound(.init(body: body))
+                case 409:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.Conflict.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .conflict(.init(body: body))
+                case 412:
+                    let headers: Components.Responses.PreconditionFailed.Headers = .init(eTag: try converter.getRequiredHeaderFieldAsURI(
                         in: response.headerFields,
                         name: "ETag",
                         as: Swift.String.self
@@ -1200,6 +1281,11 @@ internal struct Client: APIProtocol {
                 )
                 try converter.setHeaderFieldAsURI(
                     in: &request.headerFields,
+                    name: "Idempotency-Key",
+                    value: input.headers.idempotencyKey
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
                     name: "Prefer",
                     value: input.headers.prefer
                 )
@@ -1213,7 +1299,7 @@ internal struct Client: APIProtocol {
                 switch response.status.code {
                 case 200:
                     let headers: Components.Responses.Mutation.Headers = .init(
-                        eTag: try converter.getOptionalHeaderFieldAsURI(
+                        eTag: try converter.getRequiredHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "ETag",
                             as: Swift.String.self
@@ -1222,6 +1308,11 @@ internal struct Client: APIProtocol {
                             in: response.headerFields,
                             name: "Preference-Applied",
                             as: Swift.String.self
+                        ),
+                        idempotentReplayed: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Idempotent-Replayed",
+                            as: Components.Responses.Mutation.Headers.IdempotentReplayedPayload.self
                         )
                     )
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
@@ -1250,8 +1341,30 @@ internal struct Client: APIProtocol {
                     ))
                 case 204:
                     return .noContent(.init())
+                case 400:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.BadRequest.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .badRequest(.init(body: body))
                 case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(wwwAuthenticate: try converter.getOptionalHeaderFieldAsURI(
+                    let headers: Components.Responses.Unauthorized.Headers = .init(wwwAuthenticate: try converter.getRequiredHeaderFieldAsURI(
                         in: response.headerFields,
                         name: "WWW-Authenticate",
                         as: Swift.String.self
@@ -1325,7 +1438,7 @@ internal struct Client: APIProtocol {
                     }
                     return .conflict(.init(body: body))
                 case 412:
-                    let headers: Components.Responses.PreconditionFailed.Headers = .init(eTag: try converter.getOptionalHeaderFieldAsURI(
+                    let headers: Components.Responses.PreconditionFailed.Headers = .init(eTag: try converter.getRequiredHeaderFieldAsURI(
                         in: response.headerFields,
                         name: "ETag",
                         as: Swift.String.self
@@ -1354,6 +1467,28 @@ internal struct Client: APIProtocol {
                         headers: headers,
                         body: body
                     ))
+                case 422:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.Unprocessable.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .unprocessableContent(.init(body: body))
                 case 503:
                     let headers: Components.Responses.ServiceUnavailable.Headers = .init(retryAfter: try converter.getOptionalHeaderFieldAsURI(
                         in: response.headerFields,
@@ -1478,7 +1613,7 @@ internal struct Client: APIProtocol {
                     }
                     return .badRequest(.init(body: body))
                 case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(wwwAuthenticate: try converter.getOptionalHeaderFieldAsURI(
+                    let headers: Components.Responses.Unauthorized.Headers = .init(wwwAuthenticate: try converter.getRequiredHeaderFieldAsURI(
                         in: response.headerFields,
                         name: "WWW-Authenticate",
                         as: Swift.String.self
@@ -1529,6 +1664,58 @@ internal struct Client: APIProtocol {
                         preconditionFailure("bestContentType chose an invalid content type.")
                     }
                     return .notFound(.init(body: body))
+                case 410:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.SessionEnded.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .gone(.init(body: body))
+                case 429:
+                    let headers: Components.Responses.TooManyStreams.Headers = .init(retryAfter: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "Retry-After",
+                        as: Swift.Int.self
+                    ))
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.TooManyStreams.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .tooManyRequests(.init(
+                        headers: headers,
+                        body: body
+                    ))
                 case 503:
                     let headers: Components.Responses.NodeUnavailable.Headers = .init(retryAfter: try converter.getOptionalHeaderFieldAsURI(
                         in: response.headerFields,
@@ -1600,6 +1787,11 @@ internal struct Client: APIProtocol {
                 )
                 try converter.setHeaderFieldAsURI(
                     in: &request.headerFields,
+                    name: "Idempotency-Key",
+                    value: input.headers.idempotencyKey
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
                     name: "Prefer",
                     value: input.headers.prefer
                 )
@@ -1624,7 +1816,7 @@ internal struct Client: APIProtocol {
                 switch response.status.code {
                 case 200:
                     let headers: Components.Responses.Mutation.Headers = .init(
-                        eTag: try converter.getOptionalHeaderFieldAsURI(
+                        eTag: try converter.getRequiredHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "ETag",
                             as: Swift.String.self
@@ -1633,6 +1825,11 @@ internal struct Client: APIProtocol {
                             in: response.headerFields,
                             name: "Preference-Applied",
                             as: Swift.String.self
+                        ),
+                        idempotentReplayed: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Idempotent-Replayed",
+                            as: Components.Responses.Mutation.Headers.IdempotentReplayedPayload.self
                         )
                     )
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
@@ -1682,7 +1879,7 @@ internal struct Client: APIProtocol {
                     }
                     return .badRequest(.init(body: body))
                 case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(wwwAuthenticate: try converter.getOptionalHeaderFieldAsURI(
+                    let headers: Components.Responses.Unauthorized.Headers = .init(wwwAuthenticate: try converter.getRequiredHeaderFieldAsURI(
                         in: response.headerFields,
                         name: "WWW-Authenticate",
                         as: Swift.String.self
@@ -1756,7 +1953,7 @@ internal struct Client: APIProtocol {
                     }
                     return .conflict(.init(body: body))
                 case 412:
-                    let headers: Components.Responses.PreconditionFailed.Headers = .init(eTag: try converter.getOptionalHeaderFieldAsURI(
+                    let headers: Components.Responses.PreconditionFailed.Headers = .init(eTag: try converter.getRequiredHeaderFieldAsURI(
                         in: response.headerFields,
                         name: "ETag",
                         as: Swift.String.self
@@ -1922,6 +2119,11 @@ internal struct Client: APIProtocol {
                 )
                 try converter.setHeaderFieldAsURI(
                     in: &request.headerFields,
+                    name: "Idempotency-Key",
+                    value: input.headers.idempotencyKey
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
                     name: "Prefer",
                     value: input.headers.prefer
                 )
@@ -1946,7 +2148,7 @@ internal struct Client: APIProtocol {
                 switch response.status.code {
                 case 200:
                     let headers: Components.Responses.Mutation.Headers = .init(
-                        eTag: try converter.getOptionalHeaderFieldAsURI(
+                        eTag: try converter.getRequiredHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "ETag",
                             as: Swift.String.self
@@ -1955,6 +2157,11 @@ internal struct Client: APIProtocol {
                             in: response.headerFields,
                             name: "Preference-Applied",
                             as: Swift.String.self
+                        ),
+                        idempotentReplayed: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Idempotent-Replayed",
+                            as: Components.Responses.Mutation.Headers.IdempotentReplayedPayload.self
                         )
                     )
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
@@ -2004,7 +2211,7 @@ internal struct Client: APIProtocol {
                     }
                     return .badRequest(.init(body: body))
                 case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(wwwAuthenticate: try converter.getOptionalHeaderFieldAsURI(
+                    let headers: Components.Responses.Unauthorized.Headers = .init(wwwAuthenticate: try converter.getRequiredHeaderFieldAsURI(
                         in: response.headerFields,
                         name: "WWW-Authenticate",
                         as: Swift.String.self
@@ -2078,7 +2285,7 @@ internal struct Client: APIProtocol {
                     }
                     return .conflict(.init(body: body))
                 case 412:
-                    let headers: Components.Responses.PreconditionFailed.Headers = .init(eTag: try converter.getOptionalHeaderFieldAsURI(
+                    let headers: Components.Responses.PreconditionFailed.Headers = .init(eTag: try converter.getRequiredHeaderFieldAsURI(
                         in: response.headerFields,
                         name: "ETag",
                         as: Swift.String.self
@@ -2244,6 +2451,11 @@ internal struct Client: APIProtocol {
                 )
                 try converter.setHeaderFieldAsURI(
                     in: &request.headerFields,
+                    name: "Idempotency-Key",
+                    value: input.headers.idempotencyKey
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
                     name: "Prefer",
                     value: input.headers.prefer
                 )
@@ -2268,7 +2480,7 @@ internal struct Client: APIProtocol {
                 switch response.status.code {
                 case 200:
                     let headers: Components.Responses.Mutation.Headers = .init(
-                        eTag: try converter.getOptionalHeaderFieldAsURI(
+                        eTag: try converter.getRequiredHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "ETag",
                             as: Swift.String.self
@@ -2277,6 +2489,11 @@ internal struct Client: APIProtocol {
                             in: response.headerFields,
                             name: "Preference-Applied",
                             as: Swift.String.self
+                        ),
+                        idempotentReplayed: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Idempotent-Replayed",
+                            as: Components.Responses.Mutation.Headers.IdempotentReplayedPayload.self
                         )
                     )
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
@@ -2326,7 +2543,7 @@ internal struct Client: APIProtocol {
                     }
                     return .badRequest(.init(body: body))
                 case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(wwwAuthenticate: try converter.getOptionalHeaderFieldAsURI(
+                    let headers: Components.Responses.Unauthorized.Headers = .init(wwwAuthenticate: try converter.getRequiredHeaderFieldAsURI(
                         in: response.headerFields,
                         name: "WWW-Authenticate",
                         as: Swift.String.self
@@ -2400,7 +2617,7 @@ internal struct Client: APIProtocol {
                     }
                     return .conflict(.init(body: body))
                 case 412:
-                    let headers: Components.Responses.PreconditionFailed.Headers = .init(eTag: try converter.getOptionalHeaderFieldAsURI(
+                    let headers: Components.Responses.PreconditionFailed.Headers = .init(eTag: try converter.getRequiredHeaderFieldAsURI(
                         in: response.headerFields,
                         name: "ETag",
                         as: Swift.String.self
@@ -2566,6 +2783,11 @@ internal struct Client: APIProtocol {
                 )
                 try converter.setHeaderFieldAsURI(
                     in: &request.headerFields,
+                    name: "Idempotency-Key",
+                    value: input.headers.idempotencyKey
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
                     name: "Prefer",
                     value: input.headers.prefer
                 )
@@ -2590,7 +2812,7 @@ internal struct Client: APIProtocol {
                 switch response.status.code {
                 case 200:
                     let headers: Components.Responses.Mutation.Headers = .init(
-                        eTag: try converter.getOptionalHeaderFieldAsURI(
+                        eTag: try converter.getRequiredHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "ETag",
                             as: Swift.String.self
@@ -2599,6 +2821,11 @@ internal struct Client: APIProtocol {
                             in: response.headerFields,
                             name: "Preference-Applied",
                             as: Swift.String.self
+                        ),
+                        idempotentReplayed: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Idempotent-Replayed",
+                            as: Components.Responses.Mutation.Headers.IdempotentReplayedPayload.self
                         )
                     )
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
@@ -2648,7 +2875,7 @@ internal struct Client: APIProtocol {
                     }
                     return .badRequest(.init(body: body))
                 case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(wwwAuthenticate: try converter.getOptionalHeaderFieldAsURI(
+                    let headers: Components.Responses.Unauthorized.Headers = .init(wwwAuthenticate: try converter.getRequiredHeaderFieldAsURI(
                         in: response.headerFields,
                         name: "WWW-Authenticate",
                         as: Swift.String.self
@@ -2722,7 +2949,7 @@ internal struct Client: APIProtocol {
                     }
                     return .conflict(.init(body: body))
                 case 412:
-                    let headers: Components.Responses.PreconditionFailed.Headers = .init(eTag: try converter.getOptionalHeaderFieldAsURI(
+                    let headers: Components.Responses.PreconditionFailed.Headers = .init(eTag: try converter.getRequiredHeaderFieldAsURI(
                         in: response.headerFields,
                         name: "ETag",
                         as: Swift.String.self
@@ -2888,6 +3115,11 @@ internal struct Client: APIProtocol {
                 )
                 try converter.setHeaderFieldAsURI(
                     in: &request.headerFields,
+                    name: "Idempotency-Key",
+                    value: input.headers.idempotencyKey
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
                     name: "Prefer",
                     value: input.headers.prefer
                 )
@@ -2912,7 +3144,7 @@ internal struct Client: APIProtocol {
                 switch response.status.code {
                 case 200:
                     let headers: Components.Responses.Mutation.Headers = .init(
-                        eTag: try converter.getOptionalHeaderFieldAsURI(
+                        eTag: try converter.getRequiredHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "ETag",
                             as: Swift.String.self
@@ -2921,6 +3153,11 @@ internal struct Client: APIProtocol {
                             in: response.headerFields,
                             name: "Preference-Applied",
                             as: Swift.String.self
+                        ),
+                        idempotentReplayed: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Idempotent-Replayed",
+                            as: Components.Responses.Mutation.Headers.IdempotentReplayedPayload.self
                         )
                     )
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
@@ -2970,7 +3207,7 @@ internal struct Client: APIProtocol {
                     }
                     return .badRequest(.init(body: body))
                 case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(wwwAuthenticate: try converter.getOptionalHeaderFieldAsURI(
+                    let headers: Components.Responses.Unauthorized.Headers = .init(wwwAuthenticate: try converter.getRequiredHeaderFieldAsURI(
                         in: response.headerFields,
                         name: "WWW-Authenticate",
                         as: Swift.String.self
@@ -3044,7 +3281,7 @@ internal struct Client: APIProtocol {
                     }
                     return .conflict(.init(body: body))
                 case 412:
-                    let headers: Components.Responses.PreconditionFailed.Headers = .init(eTag: try converter.getOptionalHeaderFieldAsURI(
+                    let headers: Components.Responses.PreconditionFailed.Headers = .init(eTag: try converter.getRequiredHeaderFieldAsURI(
                         in: response.headerFields,
                         name: "ETag",
                         as: Swift.String.self
@@ -3210,6 +3447,11 @@ internal struct Client: APIProtocol {
                 )
                 try converter.setHeaderFieldAsURI(
                     in: &request.headerFields,
+                    name: "Idempotency-Key",
+                    value: input.headers.idempotencyKey
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
                     name: "Prefer",
                     value: input.headers.prefer
                 )
@@ -3234,7 +3476,7 @@ internal struct Client: APIProtocol {
                 switch response.status.code {
                 case 200:
                     let headers: Components.Responses.Mutation.Headers = .init(
-                        eTag: try converter.getOptionalHeaderFieldAsURI(
+                        eTag: try converter.getRequiredHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "ETag",
                             as: Swift.String.self
@@ -3243,6 +3485,11 @@ internal struct Client: APIProtocol {
                             in: response.headerFields,
                             name: "Preference-Applied",
                             as: Swift.String.self
+                        ),
+                        idempotentReplayed: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Idempotent-Replayed",
+                            as: Components.Responses.Mutation.Headers.IdempotentReplayedPayload.self
                         )
                     )
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
@@ -3292,7 +3539,7 @@ internal struct Client: APIProtocol {
                     }
                     return .badRequest(.init(body: body))
                 case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(wwwAuthenticate: try converter.getOptionalHeaderFieldAsURI(
+                    let headers: Components.Responses.Unauthorized.Headers = .init(wwwAuthenticate: try converter.getRequiredHeaderFieldAsURI(
                         in: response.headerFields,
                         name: "WWW-Authenticate",
                         as: Swift.String.self
@@ -3366,7 +3613,7 @@ internal struct Client: APIProtocol {
                     }
                     return .conflict(.init(body: body))
                 case 412:
-                    let headers: Components.Responses.PreconditionFailed.Headers = .init(eTag: try converter.getOptionalHeaderFieldAsURI(
+                    let headers: Components.Responses.PreconditionFailed.Headers = .init(eTag: try converter.getRequiredHeaderFieldAsURI(
                         in: response.headerFields,
                         name: "ETag",
                         as: Swift.String.self
@@ -3532,6 +3779,11 @@ internal struct Client: APIProtocol {
                 )
                 try converter.setHeaderFieldAsURI(
                     in: &request.headerFields,
+                    name: "Idempotency-Key",
+                    value: input.headers.idempotencyKey
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
                     name: "Prefer",
                     value: input.headers.prefer
                 )
@@ -3556,7 +3808,7 @@ internal struct Client: APIProtocol {
                 switch response.status.code {
                 case 200:
                     let headers: Components.Responses.Mutation.Headers = .init(
-                        eTag: try converter.getOptionalHeaderFieldAsURI(
+                        eTag: try converter.getRequiredHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "ETag",
                             as: Swift.String.self
@@ -3565,6 +3817,11 @@ internal struct Client: APIProtocol {
                             in: response.headerFields,
                             name: "Preference-Applied",
                             as: Swift.String.self
+                        ),
+                        idempotentReplayed: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Idempotent-Replayed",
+                            as: Components.Responses.Mutation.Headers.IdempotentReplayedPayload.self
                         )
                     )
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
@@ -3614,7 +3871,7 @@ internal struct Client: APIProtocol {
                     }
                     return .badRequest(.init(body: body))
                 case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(wwwAuthenticate: try converter.getOptionalHeaderFieldAsURI(
+                    let headers: Components.Responses.Unauthorized.Headers = .init(wwwAuthenticate: try converter.getRequiredHeaderFieldAsURI(
                         in: response.headerFields,
                         name: "WWW-Authenticate",
                         as: Swift.String.self
@@ -3688,7 +3945,7 @@ internal struct Client: APIProtocol {
                     }
                     return .conflict(.init(body: body))
                 case 412:
-                    let headers: Components.Responses.PreconditionFailed.Headers = .init(eTag: try converter.getOptionalHeaderFieldAsURI(
+                    let headers: Components.Responses.PreconditionFailed.Headers = .init(eTag: try converter.getRequiredHeaderFieldAsURI(
                         in: response.headerFields,
                         name: "ETag",
                         as: Swift.String.self
@@ -3854,6 +4111,11 @@ internal struct Client: APIProtocol {
                 )
                 try converter.setHeaderFieldAsURI(
                     in: &request.headerFields,
+                    name: "Idempotency-Key",
+                    value: input.headers.idempotencyKey
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
                     name: "Prefer",
                     value: input.headers.prefer
                 )
@@ -3878,7 +4140,7 @@ internal struct Client: APIProtocol {
                 switch response.status.code {
                 case 200:
                     let headers: Components.Responses.Mutation.Headers = .init(
-                        eTag: try converter.getOptionalHeaderFieldAsURI(
+                        eTag: try converter.getRequiredHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "ETag",
                             as: Swift.String.self
@@ -3887,6 +4149,11 @@ internal struct Client: APIProtocol {
                             in: response.headerFields,
                             name: "Preference-Applied",
                             as: Swift.String.self
+                        ),
+                        idempotentReplayed: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Idempotent-Replayed",
+                            as: Components.Responses.Mutation.Headers.IdempotentReplayedPayload.self
                         )
                     )
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
@@ -3936,7 +4203,7 @@ internal struct Client: APIProtocol {
                     }
                     return .badRequest(.init(body: body))
                 case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(wwwAuthenticate: try converter.getOptionalHeaderFieldAsURI(
+                    let headers: Components.Responses.Unauthorized.Headers = .init(wwwAuthenticate: try converter.getRequiredHeaderFieldAsURI(
                         in: response.headerFields,
                         name: "WWW-Authenticate",
                         as: Swift.String.self
@@ -4010,7 +4277,7 @@ internal struct Client: APIProtocol {
                     }
                     return .conflict(.init(body: body))
                 case 412:
-                    let headers: Components.Responses.PreconditionFailed.Headers = .init(eTag: try converter.getOptionalHeaderFieldAsURI(
+                    let headers: Components.Responses.PreconditionFailed.Headers = .init(eTag: try converter.getRequiredHeaderFieldAsURI(
                         in: response.headerFields,
                         name: "ETag",
                         as: Swift.String.self
@@ -4176,6 +4443,11 @@ internal struct Client: APIProtocol {
                 )
                 try converter.setHeaderFieldAsURI(
                     in: &request.headerFields,
+                    name: "Idempotency-Key",
+                    value: input.headers.idempotencyKey
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
                     name: "Prefer",
                     value: input.headers.prefer
                 )
@@ -4200,7 +4472,7 @@ internal struct Client: APIProtocol {
                 switch response.status.code {
                 case 200:
                     let headers: Components.Responses.Mutation.Headers = .init(
-                        eTag: try converter.getOptionalHeaderFieldAsURI(
+                        eTag: try converter.getRequiredHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "ETag",
                             as: Swift.String.self
@@ -4209,6 +4481,11 @@ internal struct Client: APIProtocol {
                             in: response.headerFields,
                             name: "Preference-Applied",
                             as: Swift.String.self
+                        ),
+                        idempotentReplayed: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Idempotent-Replayed",
+                            as: Components.Responses.Mutation.Headers.IdempotentReplayedPayload.self
                         )
                     )
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
@@ -4258,7 +4535,7 @@ internal struct Client: APIProtocol {
                     }
                     return .badRequest(.init(body: body))
                 case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(wwwAuthenticate: try converter.getOptionalHeaderFieldAsURI(
+                    let headers: Components.Responses.Unauthorized.Headers = .init(wwwAuthenticate: try converter.getRequiredHeaderFieldAsURI(
                         in: response.headerFields,
                         name: "WWW-Authenticate",
                         as: Swift.String.self
@@ -4332,7 +4609,7 @@ internal struct Client: APIProtocol {
                     }
                     return .conflict(.init(body: body))
                 case 412:
-                    let headers: Components.Responses.PreconditionFailed.Headers = .init(eTag: try converter.getOptionalHeaderFieldAsURI(
+                    let headers: Components.Responses.PreconditionFailed.Headers = .init(eTag: try converter.getRequiredHeaderFieldAsURI(
                         in: response.headerFields,
                         name: "ETag",
                         as: Swift.String.self
@@ -4512,6 +4789,18 @@ internal struct Client: APIProtocol {
             deserializer: { response, responseBody in
                 switch response.status.code {
                 case 200:
+                    let headers: Operations.StreamEvents.Output.Ok.Headers = .init(
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Swift.String.self
+                        ),
+                        xAccelBuffering: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Accel-Buffering",
+                            as: Swift.String.self
+                        )
+                    )
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Operations.StreamEvents.Output.Ok.Body
                     let chosenContentType = try converter.bestContentType(
@@ -4532,7 +4821,10 @@ internal struct Client: APIProtocol {
                     default:
                         preconditionFailure("bestContentType chose an invalid content type.")
                     }
-                    return .ok(.init(body: body))
+                    return .ok(.init(
+                        headers: headers,
+                        body: body
+                    ))
                 case 400:
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.BadRequest.Body
@@ -4556,7 +4848,7 @@ internal struct Client: APIProtocol {
                     }
                     return .badRequest(.init(body: body))
                 case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(wwwAuthenticate: try converter.getOptionalHeaderFieldAsURI(
+                    let headers: Components.Responses.Unauthorized.Headers = .init(wwwAuthenticate: try converter.getRequiredHeaderFieldAsURI(
                         in: response.headerFields,
                         name: "WWW-Authenticate",
                         as: Swift.String.self
@@ -4607,6 +4899,58 @@ internal struct Client: APIProtocol {
                         preconditionFailure("bestContentType chose an invalid content type.")
                     }
                     return .notFound(.init(body: body))
+                case 410:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.SessionEnded.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .gone(.init(body: body))
+                case 429:
+                    let headers: Components.Responses.TooManyStreams.Headers = .init(retryAfter: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "Retry-After",
+                        as: Swift.Int.self
+                    ))
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.TooManyStreams.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .tooManyRequests(.init(
+                        headers: headers,
+                        body: body
+                    ))
                 case 503:
                     let headers: Components.Responses.ServiceUnavailable.Headers = .init(retryAfter: try converter.getOptionalHeaderFieldAsURI(
                         in: response.headerFields,

@@ -15,6 +15,10 @@ extension Components {
         ///
         /// - Remark: Generated from `#/components/parameters/ifMatch`.
         internal typealias IfMatch = Swift.String
+        /// Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir`.
+        ///
+        /// - Remark: Generated from `#/components/parameters/idempotencyKey`.
+        internal typealias IdempotencyKey = Swift.String
         /// `return=minimal` (RFC 7240): answer `{version, events}` without the state, for a client that follows the event stream. Any other preference is ignored; the answer then carries the whole state.
         ///
         /// - Remark: Generated from `#/components/parameters/prefer`.

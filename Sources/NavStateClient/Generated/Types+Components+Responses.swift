@@ -13,22 +13,33 @@ extension Components {
                 /// The session version, quoted.
                 ///
                 /// - Remark: Generated from `#/components/responses/Mutation/headers/ETag`.
-                internal var eTag: Swift.String?
+                internal var eTag: Swift.String
                 /// `return=minimal` when the request asked for it and the state was left out.
                 ///
                 /// - Remark: Generated from `#/components/responses/Mutation/headers/Preference-Applied`.
                 internal var preferenceApplied: Swift.String?
+                /// - Remark: Generated from `#/components/responses/Mutation/headers/Idempotent-Replayed`.
+                internal enum IdempotentReplayedPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                    case _true = "true"
+                }
+                /// `true` when this is the remembered answer to an earlier request with the same Idempotency-Key (nothing was applied this time).
+                ///
+                /// - Remark: Generated from `#/components/responses/Mutation/headers/Idempotent-Replayed`.
+                internal var idempotentReplayed: Components.Responses.Mutation.Headers.IdempotentReplayedPayload?
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
                 ///   - eTag: The session version, quoted.
                 ///   - preferenceApplied: `return=minimal` when the request asked for it and the state was left out.
+                ///   - idempotentReplayed: `true` when this is the remembered answer to an earlier request with the same Idempotency-Key (nothing was applied this time).
                 internal init(
-                    eTag: Swift.String? = nil,
-                    preferenceApplied: Swift.String? = nil
+                    eTag: Swift.String,
+                    preferenceApplied: Swift.String? = nil,
+                    idempotentReplayed: Components.Responses.Mutation.Headers.IdempotentReplayedPayload? = nil
                 ) {
                     self.eTag = eTag
                     self.preferenceApplied = preferenceApplied
+                    self.idempotentReplayed = idempotentReplayed
                 }
             }
             /// Received HTTP response headers
@@ -58,7 +69,7 @@ extension Components {
             ///   - headers: Received HTTP response headers
             ///   - body: Received HTTP response body
             internal init(
-                headers: Components.Responses.Mutation.Headers = .init(),
+                headers: Components.Responses.Mutation.Headers,
                 body: Components.Responses.Mutation.Body
             ) {
                 self.headers = headers
@@ -97,12 +108,12 @@ extension Components {
             /// - Remark: Generated from `#/components/responses/Unauthorized/headers`.
             internal struct Headers: Sendable, Hashable {
                 /// - Remark: Generated from `#/components/responses/Unauthorized/headers/WWW-Authenticate`.
-                internal var wwwAuthenticate: Swift.String?
+                internal var wwwAuthenticate: Swift.String
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
                 ///   - wwwAuthenticate:
-                internal init(wwwAuthenticate: Swift.String? = nil) {
+                internal init(wwwAuthenticate: Swift.String) {
                     self.wwwAuthenticate = wwwAuthenticate
                 }
             }
@@ -133,7 +144,7 @@ extension Components {
             ///   - headers: Received HTTP response headers
             ///   - body: Received HTTP response body
             internal init(
-                headers: Components.Responses.Unauthorized.Headers = .init(),
+                headers: Components.Responses.Unauthorized.Headers,
                 body: Components.Responses.Unauthorized.Body
             ) {
                 self.headers = headers
@@ -202,12 +213,12 @@ extension Components {
                 /// The session version, quoted.
                 ///
                 /// - Remark: Generated from `#/components/responses/PreconditionFailed/headers/ETag`.
-                internal var eTag: Swift.String?
+                internal var eTag: Swift.String
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
                 ///   - eTag: The session version, quoted.
-                internal init(eTag: Swift.String? = nil) {
+                internal init(eTag: Swift.String) {
                     self.eTag = eTag
                 }
             }
@@ -238,7 +249,7 @@ extension Components {
             ///   - headers: Received HTTP response headers
             ///   - body: Received HTTP response body
             internal init(
-                headers: Components.Responses.PreconditionFailed.Headers = .init(),
+                headers: Components.Responses.PreconditionFailed.Headers,
                 body: Components.Responses.PreconditionFailed.Body
             ) {
                 self.headers = headers
@@ -371,6 +382,81 @@ extension Components {
             internal init(
                 headers: Components.Responses.TooManyRequests.Headers = .init(),
                 body: Components.Responses.TooManyRequests.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        internal struct SessionEnded: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/SessionEnded/content`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/SessionEnded/content/application\/problem+json`.
+                case applicationProblemJson(Components.Schemas.Problem)
+                /// The associated value of the enum case if `self` is `.applicationProblemJson`.
+                ///
+                /// - Throws: An error if `self` is not `.applicationProblemJson`.
+                /// - SeeAlso: `.applicationProblemJson`.
+                internal var applicationProblemJson: Components.Schemas.Problem {
+                    get throws {
+                        switch self {
+                        case let .applicationProblemJson(body):
+                            return body
+                        }
+                    }
+                }
+            }
+            /// Received HTTP response body
+            internal var body: Components.Responses.SessionEnded.Body
+            /// Creates a new `SessionEnded`.
+            ///
+            /// - Parameters:
+            ///   - body: Received HTTP response body
+            internal init(body: Components.Responses.SessionEnded.Body) {
+                self.body = body
+            }
+        }
+        internal struct TooManyStreams: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/TooManyStreams/headers`.
+            internal struct Headers: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/TooManyStreams/headers/Retry-After`.
+                internal var retryAfter: Swift.Int?
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - retryAfter:
+                internal init(retryAfter: Swift.Int? = nil) {
+                    self.retryAfter = retryAfter
+                }
+            }
+            /// Received HTTP response headers
+            internal var headers: Components.Responses.TooManyStreams.Headers
+            /// - Remark: Generated from `#/components/responses/TooManyStreams/content`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/TooManyStreams/content/application\/problem+json`.
+                case applicationProblemJson(Components.Schemas.Problem)
+                /// The associated value of the enum case if `self` is `.applicationProblemJson`.
+                ///
+                /// - Throws: An error if `self` is not `.applicationProblemJson`.
+                /// - SeeAlso: `.applicationProblemJson`.
+                internal var applicationProblemJson: Components.Schemas.Problem {
+                    get throws {
+                        switch self {
+                        case let .applicationProblemJson(body):
+                            return body
+                        }
+                    }
+                }
+            }
+            /// Received HTTP response body
+            internal var body: Components.Responses.TooManyStreams.Body
+            /// Creates a new `TooManyStreams`.
+            ///
+            /// - Parameters:
+            ///   - headers: Received HTTP response headers
+            ///   - body: Received HTTP response body
+            internal init(
+                headers: Components.Responses.TooManyStreams.Headers = .init(),
+                body: Components.Responses.TooManyStreams.Body
             ) {
                 self.headers = headers
                 self.body = body

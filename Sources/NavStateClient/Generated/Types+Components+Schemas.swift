@@ -2240,6 +2240,17 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/Problem/opIndex`.
             internal var opIndex: Swift.Int?
+            /// With 410 session_ended: why the session ended.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Problem/reason`.
+            internal enum ReasonPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case deleted = "deleted"
+                case expired = "expired"
+            }
+            /// With 410 session_ended: why the session ended.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Problem/reason`.
+            internal var reason: Components.Schemas.Problem.ReasonPayload?
             /// Creates a new `Problem`.
             ///
             /// - Parameters:
@@ -2250,6 +2261,7 @@ extension Components {
             ///   - code: Stable machine code.
             ///   - version: With 412: the session's current version.
             ///   - opIndex: With a refused batch: the index of the refused op.
+            ///   - reason: With 410 session_ended: why the session ended.
             internal init(
                 _type: Swift.String,
                 title: Swift.String,
@@ -2257,7 +2269,8 @@ extension Components {
                 detail: Swift.String,
                 code: Swift.String,
                 version: Swift.Int? = nil,
-                opIndex: Swift.Int? = nil
+                opIndex: Swift.Int? = nil,
+                reason: Components.Schemas.Problem.ReasonPayload? = nil
             ) {
                 self._type = _type
                 self.title = title
@@ -2266,6 +2279,7 @@ extension Components {
                 self.code = code
                 self.version = version
                 self.opIndex = opIndex
+                self.reason = reason
             }
             internal enum CodingKeys: String, CodingKey {
                 case _type = "type"
@@ -2275,6 +2289,7 @@ extension Components {
                 case code
                 case version
                 case opIndex
+                case reason
             }
         }
     }

@@ -585,19 +585,19 @@ internal enum Operations {
                 /// - Remark: Generated from `#/paths/v1/sessions/POST/responses/201/headers`.
                 internal struct Headers: Sendable, Hashable {
                     /// - Remark: Generated from `#/paths/v1/sessions/POST/responses/201/headers/Location`.
-                    internal var location: Swift.String?
+                    internal var location: Swift.String
                     /// The session version, quoted.
                     ///
                     /// - Remark: Generated from `#/paths/v1/sessions/POST/responses/201/headers/ETag`.
-                    internal var eTag: Swift.String?
+                    internal var eTag: Swift.String
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
                     ///   - location:
                     ///   - eTag: The session version, quoted.
                     internal init(
-                        location: Swift.String? = nil,
-                        eTag: Swift.String? = nil
+                        location: Swift.String,
+                        eTag: Swift.String
                     ) {
                         self.location = location
                         self.eTag = eTag
@@ -630,7 +630,7 @@ internal enum Operations {
                 ///   - headers: Received HTTP response headers
                 ///   - body: Received HTTP response body
                 internal init(
-                    headers: Operations.CreateSession.Output.Created.Headers = .init(),
+                    headers: Operations.CreateSession.Output.Created.Headers,
                     body: Operations.CreateSession.Output.Created.Body
                 ) {
                     self.headers = headers
@@ -660,7 +660,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Bad request. Codes: malformed_json, bad_content_length, invalid_query.
+            /// Bad request. Codes: malformed_json, bad_content_length, invalid_query, invalid_idempotency_key.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/post(createSession)/responses/400`.
             ///
@@ -729,7 +729,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Operation refused. Codes: invalid_request, unknown_route, invalid_params, route_not_allowed, presentation_not_allowed, not_a_root_route, coordinator_limit, no_such_tab, invalid_path, invalid_url, no_route_for_url, unknown_graph.
+            /// Operation refused. Codes: invalid_request, unknown_route, invalid_params, route_not_allowed, presentation_not_allowed, not_a_root_route, coordinator_limit, no_such_tab, invalid_path, invalid_url, no_route_for_url, unknown_graph, idempotency_key_reused (the Idempotency-Key was used for another request).
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/post(createSession)/responses/422`.
             ///
@@ -889,12 +889,12 @@ internal enum Operations {
                     /// The session version, quoted.
                     ///
                     /// - Remark: Generated from `#/paths/v1/sessions/{sid}/GET/responses/200/headers/ETag`.
-                    internal var eTag: Swift.String?
+                    internal var eTag: Swift.String
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
                     ///   - eTag: The session version, quoted.
-                    internal init(eTag: Swift.String? = nil) {
+                    internal init(eTag: Swift.String) {
                         self.eTag = eTag
                     }
                 }
@@ -925,7 +925,7 @@ internal enum Operations {
                 ///   - headers: Received HTTP response headers
                 ///   - body: Received HTTP response body
                 internal init(
-                    headers: Operations.GetSession.Output.Ok.Headers = .init(),
+                    headers: Operations.GetSession.Output.Ok.Headers,
                     body: Operations.GetSession.Output.Ok.Body
                 ) {
                     self.headers = headers
@@ -1091,17 +1091,24 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/DELETE/header/If-Match`.
                 internal var ifMatch: Components.Parameters.IfMatch?
+                /// Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/sessions/{sid}/DELETE/header/Idempotency-Key`.
+                internal var idempotencyKey: Components.Parameters.IdempotencyKey?
                 internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.DeleteSession.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
                 ///   - ifMatch: Apply only if the session is at this version (its ETag, e.g. `"3"`, or `*`). Otherwise 412 with the current `version`.
+                ///   - idempotencyKey: Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir`.
                 ///   - accept:
                 internal init(
                     ifMatch: Components.Parameters.IfMatch? = nil,
+                    idempotencyKey: Components.Parameters.IdempotencyKey? = nil,
                     accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.DeleteSession.AcceptableContentType>] = .defaultValues()
                 ) {
                     self.ifMatch = ifMatch
+                    self.idempotencyKey = idempotencyKey
                     self.accept = accept
                 }
             }
@@ -1155,6 +1162,29 @@ internal enum Operations {
                     }
                 }
             }
+            /// Bad request. Codes: malformed_json, bad_content_length, invalid_query, invalid_idempotency_key.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/delete(deleteSession)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// Unauthorized: no bearer token (unauthorized) or one that is not 43 base64url characters (invalid_token). A well-formed but wrong token answers 404 like an unknown session. Codes: unauthorized, invalid_token.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/delete(deleteSession)/responses/401`.
@@ -1201,6 +1231,29 @@ internal enum Operations {
                     }
                 }
             }
+            /// Operation conflicts with the session state. Codes: nothing_to_pop, not_in_active_flow, nothing_to_dismiss, not_a_modal, nothing_to_go_back_to, no_tab_container, cannot_replace_tab, target_not_free, coordinator_stopped, cannot_tear_down_root, cannot_tear_down_tab, idempotency_key_in_use (a request with the same Idempotency-Key is being decided).
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/delete(deleteSession)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.Conflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            internal var conflict: Components.Responses.Conflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// Precondition failed. Codes: version_mismatch.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/delete(deleteSession)/responses/412`.
@@ -1219,6 +1272,29 @@ internal enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "preconditionFailed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Operation refused. Codes: invalid_request, unknown_route, invalid_params, route_not_allowed, presentation_not_allowed, not_a_root_route, coordinator_limit, no_such_tab, invalid_path, invalid_url, no_route_for_url, unknown_graph, idempotency_key_reused (the Idempotency-Key was used for another request).
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/delete(deleteSession)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.Unprocessable)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            internal var unprocessableContent: Components.Responses.Unprocessable {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
                             response: self
                         )
                     }
@@ -1308,6 +1384,10 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/state/PUT/header/If-Match`.
                 internal var ifMatch: Components.Parameters.IfMatch?
+                /// Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/sessions/{sid}/state/PUT/header/Idempotency-Key`.
+                internal var idempotencyKey: Components.Parameters.IdempotencyKey?
                 /// `return=minimal` (RFC 7240): answer `{version, events}` without the state, for a client that follows the event stream. Any other preference is ignored; the answer then carries the whole state.
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/state/PUT/header/Prefer`.
@@ -1317,14 +1397,17 @@ internal enum Operations {
                 ///
                 /// - Parameters:
                 ///   - ifMatch: Apply only if the session is at this version (its ETag, e.g. `"3"`, or `*`). Otherwise 412 with the current `version`.
+                ///   - idempotencyKey: Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir`.
                 ///   - prefer: `return=minimal` (RFC 7240): answer `{version, events}` without the state, for a client that follows the event stream. Any other preference is ignored; the answer then carries the whole state.
                 ///   - accept:
                 internal init(
                     ifMatch: Components.Parameters.IfMatch? = nil,
+                    idempotencyKey: Components.Parameters.IdempotencyKey? = nil,
                     prefer: Components.Parameters.Prefer? = nil,
                     accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.PutState.AcceptableContentType>] = .defaultValues()
                 ) {
                     self.ifMatch = ifMatch
+                    self.idempotencyKey = idempotencyKey
                     self.prefer = prefer
                     self.accept = accept
                 }
@@ -1376,7 +1459,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Bad request. Codes: malformed_json, bad_content_length, invalid_query.
+            /// Bad request. Codes: malformed_json, bad_content_length, invalid_query, invalid_idempotency_key.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/state/put(putState)/responses/400`.
             ///
@@ -1445,7 +1528,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Operation conflicts with the session state. Codes: nothing_to_pop, not_in_active_flow, nothing_to_dismiss, not_a_modal, nothing_to_go_back_to, no_tab_container, cannot_replace_tab, target_not_free, coordinator_stopped, cannot_tear_down_root, cannot_tear_down_tab.
+            /// Operation conflicts with the session state. Codes: nothing_to_pop, not_in_active_flow, nothing_to_dismiss, not_a_modal, nothing_to_go_back_to, no_tab_container, cannot_replace_tab, target_not_free, coordinator_stopped, cannot_tear_down_root, cannot_tear_down_tab, idempotency_key_in_use (a request with the same Idempotency-Key is being decided).
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/state/put(putState)/responses/409`.
             ///
@@ -1537,7 +1620,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Operation refused. Codes: invalid_request, unknown_route, invalid_params, route_not_allowed, presentation_not_allowed, not_a_root_route, coordinator_limit, no_such_tab, invalid_path, invalid_url, no_route_for_url, unknown_graph.
+            /// Operation refused. Codes: invalid_request, unknown_route, invalid_params, route_not_allowed, presentation_not_allowed, not_a_root_route, coordinator_limit, no_such_tab, invalid_path, invalid_url, no_route_for_url, unknown_graph, idempotency_key_reused (the Idempotency-Key was used for another request).
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/state/put(putState)/responses/422`.
             ///
@@ -1657,6 +1740,10 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/coordinators/{cid}/DELETE/header/If-Match`.
                 internal var ifMatch: Components.Parameters.IfMatch?
+                /// Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/sessions/{sid}/coordinators/{cid}/DELETE/header/Idempotency-Key`.
+                internal var idempotencyKey: Components.Parameters.IdempotencyKey?
                 /// `return=minimal` (RFC 7240): answer `{version, events}` without the state, for a client that follows the event stream. Any other preference is ignored; the answer then carries the whole state.
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/coordinators/{cid}/DELETE/header/Prefer`.
@@ -1666,14 +1753,17 @@ internal enum Operations {
                 ///
                 /// - Parameters:
                 ///   - ifMatch: Apply only if the session is at this version (its ETag, e.g. `"3"`, or `*`). Otherwise 412 with the current `version`.
+                ///   - idempotencyKey: Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir`.
                 ///   - prefer: `return=minimal` (RFC 7240): answer `{version, events}` without the state, for a client that follows the event stream. Any other preference is ignored; the answer then carries the whole state.
                 ///   - accept:
                 internal init(
                     ifMatch: Components.Parameters.IfMatch? = nil,
+                    idempotencyKey: Components.Parameters.IdempotencyKey? = nil,
                     prefer: Components.Parameters.Prefer? = nil,
                     accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.TeardownCoordinator.AcceptableContentType>] = .defaultValues()
                 ) {
                     self.ifMatch = ifMatch
+                    self.idempotencyKey = idempotencyKey
                     self.prefer = prefer
                     self.accept = accept
                 }
@@ -1751,6 +1841,29 @@ internal enum Operations {
                     }
                 }
             }
+            /// Bad request. Codes: malformed_json, bad_content_length, invalid_query, invalid_idempotency_key.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/coordinators/{cid}/delete(teardownCoordinator)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// Unauthorized: no bearer token (unauthorized) or one that is not 43 base64url characters (invalid_token). A well-formed but wrong token answers 404 like an unknown session. Codes: unauthorized, invalid_token.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/coordinators/{cid}/delete(teardownCoordinator)/responses/401`.
@@ -1797,7 +1910,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Operation conflicts with the session state. Codes: nothing_to_pop, not_in_active_flow, nothing_to_dismiss, not_a_modal, nothing_to_go_back_to, no_tab_container, cannot_replace_tab, target_not_free, coordinator_stopped, cannot_tear_down_root, cannot_tear_down_tab.
+            /// Operation conflicts with the session state. Codes: nothing_to_pop, not_in_active_flow, nothing_to_dismiss, not_a_modal, nothing_to_go_back_to, no_tab_container, cannot_replace_tab, target_not_free, coordinator_stopped, cannot_tear_down_root, cannot_tear_down_tab, idempotency_key_in_use (a request with the same Idempotency-Key is being decided).
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/coordinators/{cid}/delete(teardownCoordinator)/responses/409`.
             ///
@@ -1838,6 +1951,29 @@ internal enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "preconditionFailed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Operation refused. Codes: invalid_request, unknown_route, invalid_params, route_not_allowed, presentation_not_allowed, not_a_root_route, coordinator_limit, no_such_tab, invalid_path, invalid_url, no_route_for_url, unknown_graph, idempotency_key_reused (the Idempotency-Key was used for another request).
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/coordinators/{cid}/delete(teardownCoordinator)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.Unprocessable)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            internal var unprocessableContent: Components.Responses.Unprocessable {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
                             response: self
                         )
                     }
@@ -2022,7 +2158,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Bad request. Codes: malformed_json, bad_content_length, invalid_query.
+            /// Bad request. Codes: malformed_json, bad_content_length, invalid_query, invalid_idempotency_key.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/events/get(listEvents)/responses/400`.
             ///
@@ -2086,6 +2222,52 @@ internal enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The session ended (deleted or expired) within the last 10 minutes; told only to the holder of its token, who would otherwise get 404. Code: session_ended, with `reason`.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/events/get(listEvents)/responses/410`.
+            ///
+            /// HTTP response code: `410 gone`.
+            case gone(Components.Responses.SessionEnded)
+            /// The associated value of the enum case if `self` is `.gone`.
+            ///
+            /// - Throws: An error if `self` is not `.gone`.
+            /// - SeeAlso: `.gone`.
+            internal var gone: Components.Responses.SessionEnded {
+                get throws {
+                    switch self {
+                    case let .gone(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gone",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// This client address holds --max-streams-per-ip open event streams (default 100). Code: too_many_streams_for_client.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/events/get(listEvents)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.TooManyStreams)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            internal var tooManyRequests: Components.Responses.TooManyStreams {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
                             response: self
                         )
                     }
@@ -2181,6 +2363,10 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/push/POST/header/If-Match`.
                 internal var ifMatch: Components.Parameters.IfMatch?
+                /// Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/sessions/{sid}/push/POST/header/Idempotency-Key`.
+                internal var idempotencyKey: Components.Parameters.IdempotencyKey?
                 /// `return=minimal` (RFC 7240): answer `{version, events}` without the state, for a client that follows the event stream. Any other preference is ignored; the answer then carries the whole state.
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/push/POST/header/Prefer`.
@@ -2190,14 +2376,17 @@ internal enum Operations {
                 ///
                 /// - Parameters:
                 ///   - ifMatch: Apply only if the session is at this version (its ETag, e.g. `"3"`, or `*`). Otherwise 412 with the current `version`.
+                ///   - idempotencyKey: Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir`.
                 ///   - prefer: `return=minimal` (RFC 7240): answer `{version, events}` without the state, for a client that follows the event stream. Any other preference is ignored; the answer then carries the whole state.
                 ///   - accept:
                 internal init(
                     ifMatch: Components.Parameters.IfMatch? = nil,
+                    idempotencyKey: Components.Parameters.IdempotencyKey? = nil,
                     prefer: Components.Parameters.Prefer? = nil,
                     accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.Push.AcceptableContentType>] = .defaultValues()
                 ) {
                     self.ifMatch = ifMatch
+                    self.idempotencyKey = idempotencyKey
                     self.prefer = prefer
                     self.accept = accept
                 }
@@ -2249,7 +2438,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Bad request. Codes: malformed_json, bad_content_length, invalid_query.
+            /// Bad request. Codes: malformed_json, bad_content_length, invalid_query, invalid_idempotency_key.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/push/post(push)/responses/400`.
             ///
@@ -2318,7 +2507,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Operation conflicts with the session state. Codes: nothing_to_pop, not_in_active_flow, nothing_to_dismiss, not_a_modal, nothing_to_go_back_to, no_tab_container, cannot_replace_tab, target_not_free, coordinator_stopped, cannot_tear_down_root, cannot_tear_down_tab.
+            /// Operation conflicts with the session state. Codes: nothing_to_pop, not_in_active_flow, nothing_to_dismiss, not_a_modal, nothing_to_go_back_to, no_tab_container, cannot_replace_tab, target_not_free, coordinator_stopped, cannot_tear_down_root, cannot_tear_down_tab, idempotency_key_in_use (a request with the same Idempotency-Key is being decided).
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/push/post(push)/responses/409`.
             ///
@@ -2410,7 +2599,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Operation refused. Codes: invalid_request, unknown_route, invalid_params, route_not_allowed, presentation_not_allowed, not_a_root_route, coordinator_limit, no_such_tab, invalid_path, invalid_url, no_route_for_url, unknown_graph.
+            /// Operation refused. Codes: invalid_request, unknown_route, invalid_params, route_not_allowed, presentation_not_allowed, not_a_root_route, coordinator_limit, no_such_tab, invalid_path, invalid_url, no_route_for_url, unknown_graph, idempotency_key_reused (the Idempotency-Key was used for another request).
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/push/post(push)/responses/422`.
             ///
@@ -2523,6 +2712,10 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/pop/POST/header/If-Match`.
                 internal var ifMatch: Components.Parameters.IfMatch?
+                /// Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/sessions/{sid}/pop/POST/header/Idempotency-Key`.
+                internal var idempotencyKey: Components.Parameters.IdempotencyKey?
                 /// `return=minimal` (RFC 7240): answer `{version, events}` without the state, for a client that follows the event stream. Any other preference is ignored; the answer then carries the whole state.
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/pop/POST/header/Prefer`.
@@ -2532,14 +2725,17 @@ internal enum Operations {
                 ///
                 /// - Parameters:
                 ///   - ifMatch: Apply only if the session is at this version (its ETag, e.g. `"3"`, or `*`). Otherwise 412 with the current `version`.
+                ///   - idempotencyKey: Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir`.
                 ///   - prefer: `return=minimal` (RFC 7240): answer `{version, events}` without the state, for a client that follows the event stream. Any other preference is ignored; the answer then carries the whole state.
                 ///   - accept:
                 internal init(
                     ifMatch: Components.Parameters.IfMatch? = nil,
+                    idempotencyKey: Components.Parameters.IdempotencyKey? = nil,
                     prefer: Components.Parameters.Prefer? = nil,
                     accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.Pop.AcceptableContentType>] = .defaultValues()
                 ) {
                     self.ifMatch = ifMatch
+                    self.idempotencyKey = idempotencyKey
                     self.prefer = prefer
                     self.accept = accept
                 }
@@ -2591,7 +2787,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Bad request. Codes: malformed_json, bad_content_length, invalid_query.
+            /// Bad request. Codes: malformed_json, bad_content_length, invalid_query, invalid_idempotency_key.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/pop/post(pop)/responses/400`.
             ///
@@ -2660,7 +2856,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Operation conflicts with the session state. Codes: nothing_to_pop, not_in_active_flow, nothing_to_dismiss, not_a_modal, nothing_to_go_back_to, no_tab_container, cannot_replace_tab, target_not_free, coordinator_stopped, cannot_tear_down_root, cannot_tear_down_tab.
+            /// Operation conflicts with the session state. Codes: nothing_to_pop, not_in_active_flow, nothing_to_dismiss, not_a_modal, nothing_to_go_back_to, no_tab_container, cannot_replace_tab, target_not_free, coordinator_stopped, cannot_tear_down_root, cannot_tear_down_tab, idempotency_key_in_use (a request with the same Idempotency-Key is being decided).
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/pop/post(pop)/responses/409`.
             ///
@@ -2752,7 +2948,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Operation refused. Codes: invalid_request, unknown_route, invalid_params, route_not_allowed, presentation_not_allowed, not_a_root_route, coordinator_limit, no_such_tab, invalid_path, invalid_url, no_route_for_url, unknown_graph.
+            /// Operation refused. Codes: invalid_request, unknown_route, invalid_params, route_not_allowed, presentation_not_allowed, not_a_root_route, coordinator_limit, no_such_tab, invalid_path, invalid_url, no_route_for_url, unknown_graph, idempotency_key_reused (the Idempotency-Key was used for another request).
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/pop/post(pop)/responses/422`.
             ///
@@ -2865,6 +3061,10 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/present/POST/header/If-Match`.
                 internal var ifMatch: Components.Parameters.IfMatch?
+                /// Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/sessions/{sid}/present/POST/header/Idempotency-Key`.
+                internal var idempotencyKey: Components.Parameters.IdempotencyKey?
                 /// `return=minimal` (RFC 7240): answer `{version, events}` without the state, for a client that follows the event stream. Any other preference is ignored; the answer then carries the whole state.
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/present/POST/header/Prefer`.
@@ -2874,14 +3074,17 @@ internal enum Operations {
                 ///
                 /// - Parameters:
                 ///   - ifMatch: Apply only if the session is at this version (its ETag, e.g. `"3"`, or `*`). Otherwise 412 with the current `version`.
+                ///   - idempotencyKey: Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir`.
                 ///   - prefer: `return=minimal` (RFC 7240): answer `{version, events}` without the state, for a client that follows the event stream. Any other preference is ignored; the answer then carries the whole state.
                 ///   - accept:
                 internal init(
                     ifMatch: Components.Parameters.IfMatch? = nil,
+                    idempotencyKey: Components.Parameters.IdempotencyKey? = nil,
                     prefer: Components.Parameters.Prefer? = nil,
                     accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.Present.AcceptableContentType>] = .defaultValues()
                 ) {
                     self.ifMatch = ifMatch
+                    self.idempotencyKey = idempotencyKey
                     self.prefer = prefer
                     self.accept = accept
                 }
@@ -2933,7 +3136,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Bad request. Codes: malformed_json, bad_content_length, invalid_query.
+            /// Bad request. Codes: malformed_json, bad_content_length, invalid_query, invalid_idempotency_key.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/present/post(present)/responses/400`.
             ///
@@ -3002,7 +3205,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Operation conflicts with the session state. Codes: nothing_to_pop, not_in_active_flow, nothing_to_dismiss, not_a_modal, nothing_to_go_back_to, no_tab_container, cannot_replace_tab, target_not_free, coordinator_stopped, cannot_tear_down_root, cannot_tear_down_tab.
+            /// Operation conflicts with the session state. Codes: nothing_to_pop, not_in_active_flow, nothing_to_dismiss, not_a_modal, nothing_to_go_back_to, no_tab_container, cannot_replace_tab, target_not_free, coordinator_stopped, cannot_tear_down_root, cannot_tear_down_tab, idempotency_key_in_use (a request with the same Idempotency-Key is being decided).
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/present/post(present)/responses/409`.
             ///
@@ -3094,7 +3297,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Operation refused. Codes: invalid_request, unknown_route, invalid_params, route_not_allowed, presentation_not_allowed, not_a_root_route, coordinator_limit, no_such_tab, invalid_path, invalid_url, no_route_for_url, unknown_graph.
+            /// Operation refused. Codes: invalid_request, unknown_route, invalid_params, route_not_allowed, presentation_not_allowed, not_a_root_route, coordinator_limit, no_such_tab, invalid_path, invalid_url, no_route_for_url, unknown_graph, idempotency_key_reused (the Idempotency-Key was used for another request).
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/present/post(present)/responses/422`.
             ///
@@ -3207,6 +3410,10 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/dismiss/POST/header/If-Match`.
                 internal var ifMatch: Components.Parameters.IfMatch?
+                /// Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/sessions/{sid}/dismiss/POST/header/Idempotency-Key`.
+                internal var idempotencyKey: Components.Parameters.IdempotencyKey?
                 /// `return=minimal` (RFC 7240): answer `{version, events}` without the state, for a client that follows the event stream. Any other preference is ignored; the answer then carries the whole state.
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/dismiss/POST/header/Prefer`.
@@ -3216,14 +3423,17 @@ internal enum Operations {
                 ///
                 /// - Parameters:
                 ///   - ifMatch: Apply only if the session is at this version (its ETag, e.g. `"3"`, or `*`). Otherwise 412 with the current `version`.
+                ///   - idempotencyKey: Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir`.
                 ///   - prefer: `return=minimal` (RFC 7240): answer `{version, events}` without the state, for a client that follows the event stream. Any other preference is ignored; the answer then carries the whole state.
                 ///   - accept:
                 internal init(
                     ifMatch: Components.Parameters.IfMatch? = nil,
+                    idempotencyKey: Components.Parameters.IdempotencyKey? = nil,
                     prefer: Components.Parameters.Prefer? = nil,
                     accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.Dismiss.AcceptableContentType>] = .defaultValues()
                 ) {
                     self.ifMatch = ifMatch
+                    self.idempotencyKey = idempotencyKey
                     self.prefer = prefer
                     self.accept = accept
                 }
@@ -3275,7 +3485,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Bad request. Codes: malformed_json, bad_content_length, invalid_query.
+            /// Bad request. Codes: malformed_json, bad_content_length, invalid_query, invalid_idempotency_key.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/dismiss/post(dismiss)/responses/400`.
             ///
@@ -3344,7 +3554,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Operation conflicts with the session state. Codes: nothing_to_pop, not_in_active_flow, nothing_to_dismiss, not_a_modal, nothing_to_go_back_to, no_tab_container, cannot_replace_tab, target_not_free, coordinator_stopped, cannot_tear_down_root, cannot_tear_down_tab.
+            /// Operation conflicts with the session state. Codes: nothing_to_pop, not_in_active_flow, nothing_to_dismiss, not_a_modal, nothing_to_go_back_to, no_tab_container, cannot_replace_tab, target_not_free, coordinator_stopped, cannot_tear_down_root, cannot_tear_down_tab, idempotency_key_in_use (a request with the same Idempotency-Key is being decided).
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/dismiss/post(dismiss)/responses/409`.
             ///
@@ -3436,7 +3646,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Operation refused. Codes: invalid_request, unknown_route, invalid_params, route_not_allowed, presentation_not_allowed, not_a_root_route, coordinator_limit, no_such_tab, invalid_path, invalid_url, no_route_for_url, unknown_graph.
+            /// Operation refused. Codes: invalid_request, unknown_route, invalid_params, route_not_allowed, presentation_not_allowed, not_a_root_route, coordinator_limit, no_such_tab, invalid_path, invalid_url, no_route_for_url, unknown_graph, idempotency_key_reused (the Idempotency-Key was used for another request).
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/dismiss/post(dismiss)/responses/422`.
             ///
@@ -3549,6 +3759,10 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/back/POST/header/If-Match`.
                 internal var ifMatch: Components.Parameters.IfMatch?
+                /// Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/sessions/{sid}/back/POST/header/Idempotency-Key`.
+                internal var idempotencyKey: Components.Parameters.IdempotencyKey?
                 /// `return=minimal` (RFC 7240): answer `{version, events}` without the state, for a client that follows the event stream. Any other preference is ignored; the answer then carries the whole state.
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/back/POST/header/Prefer`.
@@ -3558,14 +3772,17 @@ internal enum Operations {
                 ///
                 /// - Parameters:
                 ///   - ifMatch: Apply only if the session is at this version (its ETag, e.g. `"3"`, or `*`). Otherwise 412 with the current `version`.
+                ///   - idempotencyKey: Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir`.
                 ///   - prefer: `return=minimal` (RFC 7240): answer `{version, events}` without the state, for a client that follows the event stream. Any other preference is ignored; the answer then carries the whole state.
                 ///   - accept:
                 internal init(
                     ifMatch: Components.Parameters.IfMatch? = nil,
+                    idempotencyKey: Components.Parameters.IdempotencyKey? = nil,
                     prefer: Components.Parameters.Prefer? = nil,
                     accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.Back.AcceptableContentType>] = .defaultValues()
                 ) {
                     self.ifMatch = ifMatch
+                    self.idempotencyKey = idempotencyKey
                     self.prefer = prefer
                     self.accept = accept
                 }
@@ -3617,7 +3834,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Bad request. Codes: malformed_json, bad_content_length, invalid_query.
+            /// Bad request. Codes: malformed_json, bad_content_length, invalid_query, invalid_idempotency_key.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/back/post(back)/responses/400`.
             ///
@@ -3686,7 +3903,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Operation conflicts with the session state. Codes: nothing_to_pop, not_in_active_flow, nothing_to_dismiss, not_a_modal, nothing_to_go_back_to, no_tab_container, cannot_replace_tab, target_not_free, coordinator_stopped, cannot_tear_down_root, cannot_tear_down_tab.
+            /// Operation conflicts with the session state. Codes: nothing_to_pop, not_in_active_flow, nothing_to_dismiss, not_a_modal, nothing_to_go_back_to, no_tab_container, cannot_replace_tab, target_not_free, coordinator_stopped, cannot_tear_down_root, cannot_tear_down_tab, idempotency_key_in_use (a request with the same Idempotency-Key is being decided).
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/back/post(back)/responses/409`.
             ///
@@ -3778,7 +3995,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Operation refused. Codes: invalid_request, unknown_route, invalid_params, route_not_allowed, presentation_not_allowed, not_a_root_route, coordinator_limit, no_such_tab, invalid_path, invalid_url, no_route_for_url, unknown_graph.
+            /// Operation refused. Codes: invalid_request, unknown_route, invalid_params, route_not_allowed, presentation_not_allowed, not_a_root_route, coordinator_limit, no_such_tab, invalid_path, invalid_url, no_route_for_url, unknown_graph, idempotency_key_reused (the Idempotency-Key was used for another request).
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/back/post(back)/responses/422`.
             ///
@@ -3891,6 +4108,10 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/replace/POST/header/If-Match`.
                 internal var ifMatch: Components.Parameters.IfMatch?
+                /// Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/sessions/{sid}/replace/POST/header/Idempotency-Key`.
+                internal var idempotencyKey: Components.Parameters.IdempotencyKey?
                 /// `return=minimal` (RFC 7240): answer `{version, events}` without the state, for a client that follows the event stream. Any other preference is ignored; the answer then carries the whole state.
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/replace/POST/header/Prefer`.
@@ -3900,14 +4121,17 @@ internal enum Operations {
                 ///
                 /// - Parameters:
                 ///   - ifMatch: Apply only if the session is at this version (its ETag, e.g. `"3"`, or `*`). Otherwise 412 with the current `version`.
+                ///   - idempotencyKey: Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir`.
                 ///   - prefer: `return=minimal` (RFC 7240): answer `{version, events}` without the state, for a client that follows the event stream. Any other preference is ignored; the answer then carries the whole state.
                 ///   - accept:
                 internal init(
                     ifMatch: Components.Parameters.IfMatch? = nil,
+                    idempotencyKey: Components.Parameters.IdempotencyKey? = nil,
                     prefer: Components.Parameters.Prefer? = nil,
                     accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.Replace.AcceptableContentType>] = .defaultValues()
                 ) {
                     self.ifMatch = ifMatch
+                    self.idempotencyKey = idempotencyKey
                     self.prefer = prefer
                     self.accept = accept
                 }
@@ -3959,7 +4183,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Bad request. Codes: malformed_json, bad_content_length, invalid_query.
+            /// Bad request. Codes: malformed_json, bad_content_length, invalid_query, invalid_idempotency_key.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/replace/post(replace)/responses/400`.
             ///
@@ -4028,7 +4252,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Operation conflicts with the session state. Codes: nothing_to_pop, not_in_active_flow, nothing_to_dismiss, not_a_modal, nothing_to_go_back_to, no_tab_container, cannot_replace_tab, target_not_free, coordinator_stopped, cannot_tear_down_root, cannot_tear_down_tab.
+            /// Operation conflicts with the session state. Codes: nothing_to_pop, not_in_active_flow, nothing_to_dismiss, not_a_modal, nothing_to_go_back_to, no_tab_container, cannot_replace_tab, target_not_free, coordinator_stopped, cannot_tear_down_root, cannot_tear_down_tab, idempotency_key_in_use (a request with the same Idempotency-Key is being decided).
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/replace/post(replace)/responses/409`.
             ///
@@ -4120,7 +4344,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Operation refused. Codes: invalid_request, unknown_route, invalid_params, route_not_allowed, presentation_not_allowed, not_a_root_route, coordinator_limit, no_such_tab, invalid_path, invalid_url, no_route_for_url, unknown_graph.
+            /// Operation refused. Codes: invalid_request, unknown_route, invalid_params, route_not_allowed, presentation_not_allowed, not_a_root_route, coordinator_limit, no_such_tab, invalid_path, invalid_url, no_route_for_url, unknown_graph, idempotency_key_reused (the Idempotency-Key was used for another request).
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/replace/post(replace)/responses/422`.
             ///
@@ -4233,6 +4457,10 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/select-tab/POST/header/If-Match`.
                 internal var ifMatch: Components.Parameters.IfMatch?
+                /// Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/sessions/{sid}/select-tab/POST/header/Idempotency-Key`.
+                internal var idempotencyKey: Components.Parameters.IdempotencyKey?
                 /// `return=minimal` (RFC 7240): answer `{version, events}` without the state, for a client that follows the event stream. Any other preference is ignored; the answer then carries the whole state.
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/select-tab/POST/header/Prefer`.
@@ -4242,14 +4470,17 @@ internal enum Operations {
                 ///
                 /// - Parameters:
                 ///   - ifMatch: Apply only if the session is at this version (its ETag, e.g. `"3"`, or `*`). Otherwise 412 with the current `version`.
+                ///   - idempotencyKey: Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir`.
                 ///   - prefer: `return=minimal` (RFC 7240): answer `{version, events}` without the state, for a client that follows the event stream. Any other preference is ignored; the answer then carries the whole state.
                 ///   - accept:
                 internal init(
                     ifMatch: Components.Parameters.IfMatch? = nil,
+                    idempotencyKey: Components.Parameters.IdempotencyKey? = nil,
                     prefer: Components.Parameters.Prefer? = nil,
                     accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.SelectTab.AcceptableContentType>] = .defaultValues()
                 ) {
                     self.ifMatch = ifMatch
+                    self.idempotencyKey = idempotencyKey
                     self.prefer = prefer
                     self.accept = accept
                 }
@@ -4301,7 +4532,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Bad request. Codes: malformed_json, bad_content_length, invalid_query.
+            /// Bad request. Codes: malformed_json, bad_content_length, invalid_query, invalid_idempotency_key.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/select-tab/post(selectTab)/responses/400`.
             ///
@@ -4370,7 +4601,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Operation conflicts with the session state. Codes: nothing_to_pop, not_in_active_flow, nothing_to_dismiss, not_a_modal, nothing_to_go_back_to, no_tab_container, cannot_replace_tab, target_not_free, coordinator_stopped, cannot_tear_down_root, cannot_tear_down_tab.
+            /// Operation conflicts with the session state. Codes: nothing_to_pop, not_in_active_flow, nothing_to_dismiss, not_a_modal, nothing_to_go_back_to, no_tab_container, cannot_replace_tab, target_not_free, coordinator_stopped, cannot_tear_down_root, cannot_tear_down_tab, idempotency_key_in_use (a request with the same Idempotency-Key is being decided).
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/select-tab/post(selectTab)/responses/409`.
             ///
@@ -4462,7 +4693,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Operation refused. Codes: invalid_request, unknown_route, invalid_params, route_not_allowed, presentation_not_allowed, not_a_root_route, coordinator_limit, no_such_tab, invalid_path, invalid_url, no_route_for_url, unknown_graph.
+            /// Operation refused. Codes: invalid_request, unknown_route, invalid_params, route_not_allowed, presentation_not_allowed, not_a_root_route, coordinator_limit, no_such_tab, invalid_path, invalid_url, no_route_for_url, unknown_graph, idempotency_key_reused (the Idempotency-Key was used for another request).
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/select-tab/post(selectTab)/responses/422`.
             ///
@@ -4575,6 +4806,10 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/deeplink/POST/header/If-Match`.
                 internal var ifMatch: Components.Parameters.IfMatch?
+                /// Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/sessions/{sid}/deeplink/POST/header/Idempotency-Key`.
+                internal var idempotencyKey: Components.Parameters.IdempotencyKey?
                 /// `return=minimal` (RFC 7240): answer `{version, events}` without the state, for a client that follows the event stream. Any other preference is ignored; the answer then carries the whole state.
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/deeplink/POST/header/Prefer`.
@@ -4584,14 +4819,17 @@ internal enum Operations {
                 ///
                 /// - Parameters:
                 ///   - ifMatch: Apply only if the session is at this version (its ETag, e.g. `"3"`, or `*`). Otherwise 412 with the current `version`.
+                ///   - idempotencyKey: Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir`.
                 ///   - prefer: `return=minimal` (RFC 7240): answer `{version, events}` without the state, for a client that follows the event stream. Any other preference is ignored; the answer then carries the whole state.
                 ///   - accept:
                 internal init(
                     ifMatch: Components.Parameters.IfMatch? = nil,
+                    idempotencyKey: Components.Parameters.IdempotencyKey? = nil,
                     prefer: Components.Parameters.Prefer? = nil,
                     accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.DeepLink.AcceptableContentType>] = .defaultValues()
                 ) {
                     self.ifMatch = ifMatch
+                    self.idempotencyKey = idempotencyKey
                     self.prefer = prefer
                     self.accept = accept
                 }
@@ -4643,7 +4881,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Bad request. Codes: malformed_json, bad_content_length, invalid_query.
+            /// Bad request. Codes: malformed_json, bad_content_length, invalid_query, invalid_idempotency_key.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/deeplink/post(deepLink)/responses/400`.
             ///
@@ -4712,7 +4950,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Operation conflicts with the session state. Codes: nothing_to_pop, not_in_active_flow, nothing_to_dismiss, not_a_modal, nothing_to_go_back_to, no_tab_container, cannot_replace_tab, target_not_free, coordinator_stopped, cannot_tear_down_root, cannot_tear_down_tab.
+            /// Operation conflicts with the session state. Codes: nothing_to_pop, not_in_active_flow, nothing_to_dismiss, not_a_modal, nothing_to_go_back_to, no_tab_container, cannot_replace_tab, target_not_free, coordinator_stopped, cannot_tear_down_root, cannot_tear_down_tab, idempotency_key_in_use (a request with the same Idempotency-Key is being decided).
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/deeplink/post(deepLink)/responses/409`.
             ///
@@ -4804,7 +5042,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Operation refused. Codes: invalid_request, unknown_route, invalid_params, route_not_allowed, presentation_not_allowed, not_a_root_route, coordinator_limit, no_such_tab, invalid_path, invalid_url, no_route_for_url, unknown_graph.
+            /// Operation refused. Codes: invalid_request, unknown_route, invalid_params, route_not_allowed, presentation_not_allowed, not_a_root_route, coordinator_limit, no_such_tab, invalid_path, invalid_url, no_route_for_url, unknown_graph, idempotency_key_reused (the Idempotency-Key was used for another request).
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/deeplink/post(deepLink)/responses/422`.
             ///
@@ -4917,6 +5155,10 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/batch/POST/header/If-Match`.
                 internal var ifMatch: Components.Parameters.IfMatch?
+                /// Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/sessions/{sid}/batch/POST/header/Idempotency-Key`.
+                internal var idempotencyKey: Components.Parameters.IdempotencyKey?
                 /// `return=minimal` (RFC 7240): answer `{version, events}` without the state, for a client that follows the event stream. Any other preference is ignored; the answer then carries the whole state.
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/batch/POST/header/Prefer`.
@@ -4926,14 +5168,17 @@ internal enum Operations {
                 ///
                 /// - Parameters:
                 ///   - ifMatch: Apply only if the session is at this version (its ETag, e.g. `"3"`, or `*`). Otherwise 412 with the current `version`.
+                ///   - idempotencyKey: Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir`.
                 ///   - prefer: `return=minimal` (RFC 7240): answer `{version, events}` without the state, for a client that follows the event stream. Any other preference is ignored; the answer then carries the whole state.
                 ///   - accept:
                 internal init(
                     ifMatch: Components.Parameters.IfMatch? = nil,
+                    idempotencyKey: Components.Parameters.IdempotencyKey? = nil,
                     prefer: Components.Parameters.Prefer? = nil,
                     accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.Batch.AcceptableContentType>] = .defaultValues()
                 ) {
                     self.ifMatch = ifMatch
+                    self.idempotencyKey = idempotencyKey
                     self.prefer = prefer
                     self.accept = accept
                 }
@@ -4985,7 +5230,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Bad request. Codes: malformed_json, bad_content_length, invalid_query.
+            /// Bad request. Codes: malformed_json, bad_content_length, invalid_query, invalid_idempotency_key.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/batch/post(batch)/responses/400`.
             ///
@@ -5054,7 +5299,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Operation conflicts with the session state. Codes: nothing_to_pop, not_in_active_flow, nothing_to_dismiss, not_a_modal, nothing_to_go_back_to, no_tab_container, cannot_replace_tab, target_not_free, coordinator_stopped, cannot_tear_down_root, cannot_tear_down_tab.
+            /// Operation conflicts with the session state. Codes: nothing_to_pop, not_in_active_flow, nothing_to_dismiss, not_a_modal, nothing_to_go_back_to, no_tab_container, cannot_replace_tab, target_not_free, coordinator_stopped, cannot_tear_down_root, cannot_tear_down_tab, idempotency_key_in_use (a request with the same Idempotency-Key is being decided).
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/batch/post(batch)/responses/409`.
             ///
@@ -5146,7 +5391,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Operation refused. Codes: invalid_request, unknown_route, invalid_params, route_not_allowed, presentation_not_allowed, not_a_root_route, coordinator_limit, no_such_tab, invalid_path, invalid_url, no_route_for_url, unknown_graph.
+            /// Operation refused. Codes: invalid_request, unknown_route, invalid_params, route_not_allowed, presentation_not_allowed, not_a_root_route, coordinator_limit, no_such_tab, invalid_path, invalid_url, no_route_for_url, unknown_graph, idempotency_key_reused (the Idempotency-Key was used for another request).
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/batch/post(batch)/responses/422`.
             ///
@@ -5307,6 +5552,31 @@ internal enum Operations {
         }
         internal enum Output: Sendable, Hashable {
             internal struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/sessions/{sid}/events/stream/GET/responses/200/headers`.
+                internal struct Headers: Sendable, Hashable {
+                    /// `no-store`: no cache keeps a copy of the stream.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/sessions/{sid}/events/stream/GET/responses/200/headers/Cache-Control`.
+                    internal var cacheControl: Swift.String
+                    /// `no`: an nginx in front passes each event on at once instead of buffering it (nginx reads this header and does not pass it on, so behind the cluster proxy it is absent).
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/sessions/{sid}/events/stream/GET/responses/200/headers/X-Accel-Buffering`.
+                    internal var xAccelBuffering: Swift.String?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - cacheControl: `no-store`: no cache keeps a copy of the stream.
+                    ///   - xAccelBuffering: `no`: an nginx in front passes each event on at once instead of buffering it (nginx reads this header and does not pass it on, so behind the cluster proxy it is absent).
+                    internal init(
+                        cacheControl: Swift.String,
+                        xAccelBuffering: Swift.String? = nil
+                    ) {
+                        self.cacheControl = cacheControl
+                        self.xAccelBuffering = xAccelBuffering
+                    }
+                }
+                /// Received HTTP response headers
+                internal var headers: Operations.StreamEvents.Output.Ok.Headers
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/events/stream/GET/responses/200/content`.
                 internal enum Body: Sendable, Hashable {
                     /// - Remark: Generated from `#/paths/v1/sessions/{sid}/events/stream/GET/responses/200/content/text\/event-stream`.
@@ -5329,8 +5599,13 @@ internal enum Operations {
                 /// Creates a new `Ok`.
                 ///
                 /// - Parameters:
+                ///   - headers: Received HTTP response headers
                 ///   - body: Received HTTP response body
-                internal init(body: Operations.StreamEvents.Output.Ok.Body) {
+                internal init(
+                    headers: Operations.StreamEvents.Output.Ok.Headers,
+                    body: Operations.StreamEvents.Output.Ok.Body
+                ) {
+                    self.headers = headers
                     self.body = body
                 }
             }
@@ -5357,7 +5632,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Bad request. Codes: malformed_json, bad_content_length, invalid_query.
+            /// Bad request. Codes: malformed_json, bad_content_length, invalid_query, invalid_idempotency_key.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/events/stream/get(streamEvents)/responses/400`.
             ///
@@ -5421,6 +5696,52 @@ internal enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The session ended (deleted or expired) within the last 10 minutes; told only to the holder of its token, who would otherwise get 404. Code: session_ended, with `reason`.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/events/stream/get(streamEvents)/responses/410`.
+            ///
+            /// HTTP response code: `410 gone`.
+            case gone(Components.Responses.SessionEnded)
+            /// The associated value of the enum case if `self` is `.gone`.
+            ///
+            /// - Throws: An error if `self` is not `.gone`.
+            /// - SeeAlso: `.gone`.
+            internal var gone: Components.Responses.SessionEnded {
+                get throws {
+                    switch self {
+                    case let .gone(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gone",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// This client address holds --max-streams-per-ip open event streams (default 100). Code: too_many_streams_for_client.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/events/stream/get(streamEvents)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.TooManyStreams)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            internal var tooManyRequests: Components.Responses.TooManyStreams {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
                             response: self
                         )
                     }
