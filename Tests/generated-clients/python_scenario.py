@@ -1,18 +1,38 @@
 """A scenario through the Python client that openapi-python-client generates from openapi.yaml:
-int params (exact beyond 2^53), If-Match (stale and fresh), a typed 409 and a typed 422, the
-typed event union and the affordances. Run by Tests/generated-clients/run; exits 1 on a failure."""
+int params (exact beyond 2^53), If-Match (stale and fresh), pop to a coordinator and to the root
+(no `count` sent beside them), a typed 409, 412 and 422, a minimal answer, the typed event union
+and the affordances. Every request and answer is recorded under the generated code (httpx's event
+hooks) and validated with openapi-core (contract_check.py). Run by Tests/generated-clients/run;
+exits 1 on a failure."""
+import json
 import os
 import sys
 
+import contract_check
+from contract_check import Exchange
 from navstate_client import AuthenticatedClient, Client
 from navstate_client.api.events import list_events
-from navstate_client.api.navigation import pop, present, push
-from navstate_client.api.sessions import create_session, get_session
+from navstate_client.api.navigation import pop, present, push, teardown_coordinator
+from navstate_client.api.sessions import create_session, delete_session, get_session
 from navstate_client.models import (CoordinatorStartedEvent, CreateSessionRequest, MutationResult,
-                                    Params, PresentRequest, Problem, PushRequest, RouteRequest)
+                                    Params, PopRequest, PresentRequest, Problem, PushRequest,
+                                    RouteRequest)
 
 url = os.environ["NAVSTATE_URL"]
+spec = os.environ["NAVSTATE_SPEC"]
 failures = []
+exchanges = []
+
+
+def record(response):
+    response.read()
+    request = response.request
+    exchanges.append(Exchange(
+        request.method, str(request.url), list(request.headers.items()), request.content or None,
+        response.status_code, list(response.headers.items()), response.content))
+
+
+hooks = {"event_hooks": {"response": [record]}}
 
 
 def check(condition, what):
@@ -27,11 +47,11 @@ def params(**values):
     return made
 
 
-created = create_session.sync(client=Client(base_url=url),
+created = create_session.sync(client=Client(base_url=url, httpx_args=hooks),
                               body=CreateSessionRequest(root=RouteRequest(route="master")))
 check(created.session.path[0].route == "master", "creation answers the typed state")
 check(created.session.allowed.push == ["detail"], "the state carries its affordances")
-client = AuthenticatedClient(base_url=url, token=created.token)
+client = AuthenticatedClient(base_url=url, token=created.token, httpx_args=hooks)
 sid = created.session.id
 
 big = 9_007_199_254_740_993
@@ -61,6 +81,37 @@ check([event.seq for event in page.events] == list(range(1, page.last_seq + 1)),
       "the JSON catch-up lists every event in order")
 state = get_session.sync(sid, client=client)
 check(state.version == 3 and state.allowed.pop is False, "GET answers the typed state")
+
+# pop {to} and pop {toRoot} send only what was asked (a `count` beside either is refused).
+kept = push.sync(sid, client=client, body=PushRequest(route="detail", params=params(id=1)))
+kept_id = kept.session.active
+for id in (2, 3):
+    push.sync(sid, client=client, body=PushRequest(route="detail", params=params(id=id)))
+popped = pop.sync(sid, client=client, body=PopRequest(to=kept_id))
+check(json.loads(exchanges[-1].request_body) == {"to": kept_id}
+      and isinstance(popped, MutationResult) and popped.session.active == kept_id,
+      "pop {to} sends only 'to' and pops down to it")
+popped = pop.sync(sid, client=client, body=PopRequest(to_root=True))
+check(json.loads(exchanges[-1].request_body) == {"toRoot": True}
+      and isinstance(popped, MutationResult)
+      and [item.route for item in popped.session.path] == ["master"],
+      "pop {toRoot} sends only 'toRoot' and leaves the root")
+
+# The minimal answer is the same type, without the state.
+short = push.sync(sid, client=client, body=PushRequest(route="detail", params=params(id=big)),
+                  prefer="return=minimal")
+check(isinstance(short, MutationResult) and not short.session and short.version == popped.version + 1
+      and short.events[0].params["id"] == big
+      and exchanges[-1].header("Preference-Applied") == "return=minimal",
+      "Prefer: return=minimal answers {version, events}, the int param exact")
+gone = teardown_coordinator.sync_detailed(sid, kept_id, client=client)
+check(gone.status_code == 204, "tearing down a stopped coordinator is 204")
+ended = delete_session.sync_detailed(sid, client=client)
+check(ended.status_code == 204, "ending the session is 204")
+
+check(contract_check.report(spec, exchanges, (200, 201, 204, 409, 412, 422),
+                            label="openapi-python-client") == 0,
+      "openapi-core: every request and answer conforms to openapi.yaml")
 
 print(f"{len(failures)} failed" if failures else "python client scenario: all passed")
 sys.exit(1 if failures else 0)

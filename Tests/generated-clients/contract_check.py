@@ -1,0 +1,202 @@
+"""openapi-core's judgement of a scenario's traffic: every request a generated client sent and
+every answer it got, validated against openapi.yaml (parameters, security, bodies, declared and
+required headers, status codes), plus a check that every example in openapi.yaml fits its schema.
+
+The scenarios record their traffic as `Exchange`s (from the HTTP library under the generated
+client, so nothing is lost or added by the generated code) and call `report`, which prints each
+failure and returns how many there were. An answer whose body is an endless event stream is
+recorded with the part of it that was read.
+
+Before judging the traffic, `report` makes sure the judge can fail: answers and requests broken on
+purpose (a mutation answer without `events`, a state without `allowed`, an event stream (where
+one was read) without its required `Cache-Control`, a pop body with an unknown member, a string where a boolean is
+required, an undeclared status) must each be refused, or the run fails.
+"""
+import copy
+import json
+from dataclasses import dataclass, field, replace
+from urllib.parse import parse_qs, urlsplit
+
+import yaml
+from jsonschema_path import SchemaPath
+from openapi_core import Config, OpenAPI
+from openapi_core.datatypes import RequestParameters
+from openapi_core.deserializing.media_types.util import json_loads, plain_loads
+from openapi_schema_validator import OAS31Validator
+from werkzeug.datastructures import Headers, ImmutableMultiDict
+
+
+@dataclass
+class Exchange:
+    method: str
+    url: str
+    request_headers: list
+    request_body: bytes | None
+    status: int = 0
+    response_headers: list = field(default_factory=list)
+    response_body: bytes | None = None
+
+    def header(self, name):
+        return Headers(self.response_headers).get(name)
+
+    @property
+    def json(self):
+        return json.loads(self.response_body)
+
+
+class _Request:
+    """An exchange's request as openapi-core reads one (its Request protocol)."""
+
+    def __init__(self, exchange):
+        parts = urlsplit(exchange.url)
+        self.host_url = f"{parts.scheme}://{parts.netloc}"
+        self.path = parts.path
+        self.method = exchange.method.lower()
+        self.body = exchange.request_body
+        headers = Headers(exchange.request_headers)
+        self.content_type = (headers.get("Content-Type") or "").lower()
+        self.parameters = RequestParameters(
+            query=ImmutableMultiDict(parse_qs(parts.query)), header=headers,
+            cookie=ImmutableMultiDict())
+
+
+class _Response:
+    """An exchange's answer as openapi-core reads one (its Response protocol)."""
+
+    def __init__(self, exchange):
+        self.status_code = exchange.status
+        self.headers = Headers(exchange.response_headers)
+        self.content_type = (self.headers.get("Content-Type") or "").lower()
+        self.data = exchange.response_body
+
+
+def _why(error):
+    """The error and its causes (openapi-core wraps the schema's own errors)."""
+    parts = []
+    while error is not None and len(parts) < 4:
+        text = " ".join(str(error).split())[:300]
+        details = getattr(error, "schema_errors", None)
+        if details:
+            text += ": " + "; ".join(
+                f"{'/'.join(map(str, e.absolute_path)) or '(body)'}: "
+                f"{' '.join(e.message.split())[:160]}"
+                for e in list(details)[:3])
+        parts.append(text)
+        error = error.__cause__ or getattr(error, "__context__", None)
+    return " <- ".join(parts)
+
+
+def request_errors(openapi, exchange):
+    try:
+        openapi.validate_request(_Request(exchange))
+        return None
+    except Exception as error:  # openapi-core raises a family of its own errors
+        return _why(error)
+
+
+def response_errors(openapi, exchange):
+    try:
+        openapi.validate_response(_Request(exchange), _Response(exchange))
+        return None
+    except Exception as error:
+        return _why(error)
+
+
+def example_errors(spec):
+    """Every `example` and `examples` value in the document against the schema beside it."""
+    failures = []
+
+    def walk(node, where):
+        if isinstance(node, dict):
+            if isinstance(node.get("schema"), dict) and ("example" in node or "examples" in node):
+                values = [("example", node["example"])] if "example" in node else []
+                values += [(name, example.get("value"))
+                           for name, example in (node.get("examples") or {}).items()]
+                schema = dict(node["schema"], components=spec["components"])
+                for name, value in values:
+                    problems = list(OAS31Validator(schema).iter_errors(value))
+                    if problems:
+                        failures.append(f"{where} ({name}): {problems[0].message[:200]}")
+            for key, value in node.items():
+                walk(value, f"{where}/{key}")
+        elif isinstance(node, list):
+            for index, value in enumerate(node):
+                walk(value, f"{where}[{index}]")
+
+    walk(spec, "")
+    return failures
+
+
+def _judge_can_fail(openapi, exchanges):
+    """Answers and requests broken on purpose must be refused; returns what was not."""
+    missed = []
+
+    def broken(kind, exchange, what):
+        errors = (request_errors if kind == "request" else response_errors)(openapi, exchange)
+        if errors is None:
+            missed.append(what)
+
+    def with_body(exchange, change):
+        body = copy.deepcopy(exchange.json)
+        change(body)
+        return replace(exchange, response_body=json.dumps(body).encode())
+
+    full = next((x for x in exchanges if x.status == 200 and x.method == "POST"
+                 and x.header("Content-Type") == "application/json"
+                 and "session" in x.json), None)
+    stream = next((x for x in exchanges
+                   if (x.header("Content-Type") or "").startswith("text/event-stream")), None)
+    if full is None:
+        missed.append("(no full mutation answer was recorded to break)")
+    else:
+        broken("response", with_body(full, lambda body: body.pop("events")),
+               "a mutation answer without events")
+        broken("response", with_body(full, lambda body: body["session"].pop("allowed")),
+               "a state without allowed")
+        broken("response", with_body(full, lambda body: body["session"]["allowed"].update(
+            pop="42")), "a string where allowed.pop is a boolean")
+        broken("response", replace(full, status=299), "an undeclared status")
+        pop_url = full.url.rsplit("/", 1)[0] + "/pop"
+        broken("request", replace(full, url=pop_url, request_body=b'{"count": 1, "everything": 1}'),
+               "a pop body with an unknown member")
+    if stream is not None:
+        headers = [(k, v) for k, v in stream.response_headers if k.lower() != "cache-control"]
+        broken("response", replace(stream, response_headers=headers),
+               "an event stream without its required Cache-Control")
+    return missed
+
+
+def report(spec_path, exchanges, needed_statuses=(), label="scenario", stream=False):
+    """Validates every exchange; prints failures; returns their number (0: all conform).
+    `needed_statuses` must each have been answered, and with `stream` an event stream too."""
+    spec = yaml.safe_load(open(spec_path))
+    # openapi-core reads bodies of media types it does not know as bytes: problem documents are
+    # JSON, and the event stream is text (its schema is a string).
+    openapi = OpenAPI(SchemaPath.from_dict(spec), config=Config(extra_media_type_deserializers={
+        "application/problem+json": json_loads, "text/event-stream": plain_loads}))
+    failures = []
+    for failure in example_errors(spec):
+        failures.append(f"example does not fit its schema: {failure}")
+    for missed in _judge_can_fail(openapi, exchanges):
+        failures.append(f"openapi-core accepted what it must refuse: {missed}")
+    for exchange in exchanges:
+        where = f"{exchange.method} {urlsplit(exchange.url).path} -> {exchange.status}"
+        errors = request_errors(openapi, exchange)
+        if errors:
+            failures.append(f"request {where}: {errors}")
+        errors = response_errors(openapi, exchange)
+        if errors:
+            failures.append(f"answer {where}: {errors}")
+    seen = sorted({exchange.status for exchange in exchanges})
+    for status in needed_statuses:
+        if status not in seen:
+            failures.append(f"the scenario never got a {status} (saw {seen})")
+    streams = [x for x in exchanges
+               if (x.header("Content-Type") or "").startswith("text/event-stream")]
+    if stream and not streams:
+        failures.append("the scenario never opened an event stream")
+    for failure in failures:
+        print(f"FAIL openapi-core: {failure}")
+    print(f"openapi-core ({label}): {len(exchanges)} requests and answers validated "
+          f"(statuses {', '.join(map(str, seen))}), {len(failures)} failures")
+    return len(failures)
