@@ -31,20 +31,34 @@ public final class ServerProcess: @unchecked Sendable {
   }
 
   /// Starts the server with `arguments` (port 0 is added) and reads the port from its first line.
+  /// It dies with the test process (`ChildProcesses`); one that does not start within 20 s is
+  /// killed.
   public init(_ arguments: [String] = []) throws {
     process.executableURL = Self.binary
     process.arguments = ["--port", "0", "--log-level", "warning"] + arguments
     process.standardOutput = output
     process.standardError = errors
-    try process.run()
-    let line = try Self.readLine(from: output.fileHandleForReading, timeout: 20)
+    try ChildProcesses.run(process)
+    let line: String
+    do {
+      line = try Self.readLine(from: output.fileHandleForReading, timeout: 20)
+    } catch {
+      Self.killAndReap(process)
+      throw error
+    }
     guard let range = line.range(of: "listening on http://127.0.0.1:"),
       let port = UInt16(line[range.upperBound...].trimmingCharacters(in: .whitespacesAndNewlines))
     else {
-      process.terminate()
+      Self.killAndReap(process)
       throw ServerError.unexpectedFirstLine(line)
     }
     self.port = port
+  }
+
+  private static func killAndReap(_ process: Process) {
+    guard process.isRunning else { return }
+    kill(process.processIdentifier, SIGKILL)
+    process.waitUntilExit()
   }
 
   /// The server's base URL.
@@ -66,10 +80,7 @@ public final class ServerProcess: @unchecked Sendable {
   }
 
   deinit {
-    if process.isRunning {
-      kill(process.processIdentifier, SIGKILL)
-      process.waitUntilExit()
-    }
+    Self.killAndReap(process)
   }
 
   public enum ServerError: Error {
