@@ -37,7 +37,8 @@ final class LocalCluster: @unchecked Sendable {
     nodeCount = nodes
     self.folder = folder ?? NSTemporaryDirectory() + "navstate-cluster-\(UUID().uuidString)"
     try FileManager.default.createDirectory(atPath: self.folder, withIntermediateDirectories: true)
-    port = try Self.freePort()
+    let port = try Self.freePort()
+    self.port = port
     var environment = ProcessInfo.processInfo.environment
     environment["NAVSTATE_CLUSTER_DIR"] = self.folder
     environment["NAVSTATE_BINARY"] = ServerProcess.binary.path
@@ -45,10 +46,16 @@ final class LocalCluster: @unchecked Sendable {
     guard pipe(&ends) == 0 else { throw ClusterError.spawn(errno) }
     for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
     output = ends[0]
+    let logPath = "\(self.folder)/local-cluster.log"
+    let writeEnd = ends[1]
     do {
-      pid = try Self.spawn(
-        arguments: ["\(nodes)", "\(port)", "--", "--log-level", "warning"] + options,
-        environment: environment, output: ends[1], log: "\(self.folder)/local-cluster.log")
+      // With a parent-death SIGTERM (ChildProcesses): if the test process ends without stopping
+      // it, the script stops its nodes and nginx all the same.
+      pid = try ChildProcesses.onSpawningThread {
+        try Self.spawn(
+          arguments: ["\(nodes)", "\(port)", "--", "--log-level", "warning"] + options,
+          environment: environment, output: writeEnd, log: logPath)
+      }
     } catch {
       close(ends[0])
       close(ends[1])
@@ -86,13 +93,14 @@ final class LocalCluster: @unchecked Sendable {
     posix_spawnattr_setsigmask(&attributes, &noSignals)
     posix_spawnattr_setsigdefault(&attributes, &everySignal)
     posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-    let argv = ([script] + arguments).map { strdup($0) } + [nil]
+    let command = ChildProcesses.deathSignalPrefix("TERM") + [script] + arguments
+    let argv = command.map { strdup($0) } + [nil]
     let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
     defer {
       for string in argv + envp { free(string) }
     }
     var pid: pid_t = 0
-    let result = posix_spawn(&pid, script, &actions, &attributes, argv, envp)
+    let result = posix_spawn(&pid, command[0], &actions, &attributes, argv, envp)
     guard result == 0 else { throw ClusterError.spawn(result) }
     return pid
   }
@@ -142,15 +150,36 @@ final class LocalCluster: @unchecked Sendable {
     }
   }
 
+  /// SIGSTOP to one node: a hung process, as the proxy sees it (the kernel still accepts
+  /// connections into its listen backlog, and nothing answers them). Returns its pid; resume it
+  /// with `resume(node:)` in a `defer`. `stop()` resumes every node as well.
+  @discardableResult
+  func pause(node name: String) throws -> pid_t {
+    let pid = try pid(ofNode: name)
+    kill(pid, SIGSTOP)
+    return pid
+  }
+
+  /// SIGCONT to one node stopped by `pause(node:)`.
+  func resume(node name: String) throws {
+    kill(try pid(ofNode: name), SIGCONT)
+  }
+
   /// SIGHUP: the script starts again every node that is not running.
   func restartStoppedNodes() {
     kill(pid, SIGHUP)
   }
 
-  /// SIGTERM to the script, which stops every node and nginx; returns its exit status.
+  /// SIGTERM to the script, which stops every node and nginx; returns its exit status. A node
+  /// left stopped (SIGSTOP) is resumed first, since it could not act on the script's SIGTERM.
+  /// If the script has not exited after `timeout`, it is killed, and so are the nodes and nginx
+  /// it started, each by the pid it wrote.
   @discardableResult
   func stop(timeout: Double = 30) -> Int32 {
     guard isRunning else { return exitStatus ?? -1 }
+    for node in 0..<nodeCount {
+      if let pid = ownPID(at: "nodes/n\(node + 1)/pid") { kill(pid, SIGCONT) }
+    }
     kill(pid, SIGTERM)
     let deadline = Date().addingTimeInterval(timeout)
     while isRunning, Date() < deadline { usleep(10_000) }
@@ -159,8 +188,25 @@ final class LocalCluster: @unchecked Sendable {
       var status: Int32 = 0
       waitpid(pid, &status, 0)
       exitStatus = -SIGKILL
+      for node in 0..<nodeCount {
+        if let pid = ownPID(at: "nodes/n\(node + 1)/pid") { kill(pid, SIGKILL) }
+      }
+      // SIGTERM, not SIGKILL: nginx's master stops its workers on its way out.
+      if let pid = ownPID(at: "nginx/logs/nginx.pid") { kill(pid, SIGTERM) }
     }
     return exitStatus ?? -1
+  }
+
+  /// The pid in a file under the folder, if that process still runs with this folder's name on
+  /// its command line (so that a pid reused by another process is left alone).
+  private func ownPID(at file: String) -> pid_t? {
+    guard let text = try? String(contentsOfFile: "\(folder)/\(file)", encoding: .utf8),
+      let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)), pid > 0,
+      let command = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline"),
+      String(decoding: command, as: UTF8.self).contains(
+        URL(fileURLWithPath: folder).lastPathComponent)
+    else { return nil }
+    return pid
   }
 
   /// What the script wrote to standard error.
