@@ -54,13 +54,17 @@ final class RouteSeries: Sendable {
 enum RequestExposition {
   static func render(_ series: [RouteSeries]) -> [UInt8] {
     let snapshots = series.map { ($0.route, $0.snapshot) }
-    var text = "# TYPE navstate_http_requests_total counter\n"
+    var text =
+      "# HELP navstate_http_requests_total Requests answered, by route pattern, method and status.\n"
+    text += "# TYPE navstate_http_requests_total counter\n"
     for (route, counts) in snapshots {
       for entry in counts.requests {
         text += "navstate_http_requests_total{route=\(label(route)),method=\(label(entry.method))"
         text += ",status=\"\(entry.status)\"} \(entry.count)\n"
       }
     }
+    text +=
+      "# HELP navstate_http_request_duration_seconds Time in the route's handler (0 for constant routes).\n"
     text += "# TYPE navstate_http_request_duration_seconds histogram\n"
     for (route, counts) in snapshots {
       let total = counts.buckets.reduce(0, +)

@@ -1,32 +1,47 @@
-import CoreMetrics
 import MicroHTTPServer
 import Prometheus
 import Synchronization
 
-/// The service's Prometheus metrics, through swift-metrics handles backed by swift-prometheus.
+/// The service's Prometheus metrics: the request series (kept per route, written by
+/// `RequestExposition`) and swift-prometheus gauges and counters, each with its HELP text.
 public final class ServiceMetrics: Sendable {
   private let registry = PrometheusCollectorRegistry()
   /// Request counts and durations, one series per route pattern (and "unmatched").
   private let routes = Mutex<[String: RouteSeries]>([:])
-  private let liveSessions: CoreMetrics.Gauge
-  private let liveCoordinators: CoreMetrics.Gauge
-  private let openStreams: CoreMetrics.Gauge
-  private let expired: CoreMetrics.Counter
+  private let liveSessions: Gauge
+  private let liveCoordinators: Gauge
+  private let openStreams: Gauge
+  private let expired: Counter
   private let expiredReported = Atomic<Int>(0)
-  private let eventsSent: CoreMetrics.Counter
-  private let memoryAccounted: CoreMetrics.Gauge
-  private let memoryBudget: CoreMetrics.Gauge
+  private let eventsSent: Counter
+  private let memoryAccounted: Gauge
+  private let memoryBudget: Gauge
   private let eventsReported = Atomic<Int>(0)
 
   public init() {
-    let factory = PrometheusMetricsFactory(registry: registry)
-    liveSessions = CoreMetrics.Gauge(label: "navstate_live_sessions", factory: factory)
-    liveCoordinators = CoreMetrics.Gauge(label: "navstate_live_coordinators", factory: factory)
-    openStreams = CoreMetrics.Gauge(label: "navstate_open_event_streams", factory: factory)
-    memoryAccounted = CoreMetrics.Gauge(label: "navstate_memory_accounted_bytes", factory: factory)
-    memoryBudget = CoreMetrics.Gauge(label: "navstate_memory_budget_bytes", factory: factory)
-    expired = CoreMetrics.Counter(label: "navstate_sessions_expired_total", factory: factory)
-    eventsSent = CoreMetrics.Counter(label: "navstate_events_sent_total", factory: factory)
+    func named(_ name: String, _ unit: String, _ help: String) -> MetricNameDescriptor {
+      MetricNameDescriptor(namespace: "navstate", metricName: name, unitName: unit, helpText: help)
+    }
+    liveSessions = registry.makeGauge(descriptor: named("live_sessions", "", "Sessions open now."))
+    liveCoordinators = registry.makeGauge(
+      descriptor: named(
+        "live_coordinators", "", "Coordinators live now, over every open session."))
+    openStreams = registry.makeGauge(
+      descriptor: named("open_event_streams", "", "Event streams open now."))
+    memoryAccounted = registry.makeGauge(
+      descriptor: named(
+        "memory_accounted", "bytes",
+        "Bytes the server counts as held: session trees, event logs, open event streams."))
+    memoryBudget = registry.makeGauge(
+      descriptor: named(
+        "memory_budget", "bytes",
+        "The memory budget (--max-memory); what might pass it is refused (503)."))
+    expired = registry.makeCounter(
+      descriptor: named(
+        "sessions_expired", "total", "Sessions that expired (no call within --session-ttl)."))
+    eventsSent = registry.makeCounter(
+      descriptor: named(
+        "events_sent", "total", "Events written to open event streams (once per stream)."))
   }
 
   /// The observer for one route pattern (nil: requests no route matched), for the router to
@@ -44,11 +59,11 @@ public final class ServiceMetrics: Sendable {
 
   /// The exposition text, with the gauges read from the store at this moment.
   public func render(store: SessionStore) -> [UInt8] {
-    liveSessions.record(store.liveSessions)
-    liveCoordinators.record(store.liveCoordinators)
-    openStreams.record(store.openStreams)
-    memoryAccounted.record(store.memory.usedBytes)
-    memoryBudget.record(store.memory.limit)
+    liveSessions.set(Int64(store.liveSessions))
+    liveCoordinators.set(Int64(store.liveCoordinators))
+    openStreams.set(Int64(store.openStreams))
+    memoryAccounted.set(Int64(store.memory.usedBytes))
+    memoryBudget.set(Int64(store.memory.limit))
     // The store counts with atomics on the hot path; the counters catch up here.
     Self.catchUp(expired, to: store.expiredSessions, reported: expiredReported)
     Self.catchUp(eventsSent, to: store.eventsDelivered, reported: eventsReported)
@@ -56,10 +71,8 @@ public final class ServiceMetrics: Sendable {
     return RequestExposition.render(series) + registry.emitToBuffer()
   }
 
-  private static func catchUp(
-    _ counter: CoreMetrics.Counter, to total: Int, reported: borrowing Atomic<Int>
-  ) {
+  private static func catchUp(_ counter: Counter, to total: Int, reported: borrowing Atomic<Int>) {
     let previous = reported.exchange(total, ordering: .relaxed)
-    if total > previous { counter.increment(by: total - previous) }
+    if total > previous { counter.increment(by: Int64(total - previous)) }
   }
 }
