@@ -45,6 +45,42 @@ public final class DataDirectory: Sendable {
     guard access(path, W_OK) == 0 else {
       throw Failure(description: "cannot write in the data directory \(path)")
     }
+    lockDescriptor = try Self.takeOwnership(of: path)
+  }
+
+  /// `DIR/lock`, locked (flock) for as long as this process lives: a second server on the same
+  /// directory would overwrite the first one's snapshot and delete its journal. The kernel drops
+  /// the lock when the process ends, however it ends, so a crash leaves nothing to clean up.
+  private let lockDescriptor: Int32
+
+  deinit { close(lockDescriptor) }
+
+  private static func takeOwnership(of path: String) throws(Failure) -> Int32 {
+    let lockPath = path + "/lock"
+    let descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+    guard descriptor >= 0 else {
+      throw Failure(description: "cannot open \(lockPath): \(systemError())")
+    }
+    guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+      let busy = errno == EWOULDBLOCK
+      let reason = systemError()
+      let owner = (try? readFile(lockPath)).flatMap { $0 }.map {
+        String(decoding: $0, as: UTF8.self)
+      }
+      close(descriptor)
+      guard busy else { throw Failure(description: "cannot lock \(lockPath): \(reason)") }
+      let process =
+        owner.flatMap { Int($0.split(separator: "\n").first ?? "") }.map { " (process \($0))" }
+        ?? ""
+      throw Failure(
+        description:
+          "the data directory \(path) is in use by another navstate\(process), which holds the lock on \(lockPath); give this server a directory of its own"
+      )
+    }
+    let pid = Array("\(getpid())\n".utf8)
+    _ = ftruncate(descriptor, 0)
+    _ = pid.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
+    return descriptor
   }
 
   var snapshotPath: String { path + "/snapshot" }
@@ -337,10 +373,17 @@ public final class DataDirectory: Sendable {
   static func readFile(_ path: String) throws(Failure) -> [UInt8]? {
     let descriptor = open(path, O_RDONLY | O_CLOEXEC)
     if descriptor < 0 {
-      if errno == ENOENT { return nil }
+      var link = stat()
+      // Missing is fine (a directory that never had one); a link to nothing is damage.
+      if errno == ENOENT, lstat(path, &link) != 0 { return nil }
       throw Failure(description: "cannot open \(path): \(systemError())")
     }
     defer { close(descriptor) }
+    var status = stat()
+    // A device or a pipe in its place could be read forever (/dev/zero never ends).
+    guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+      throw Failure(description: "\(path) is not a regular file")
+    }
     var bytes: [UInt8] = []
     var chunk = [UInt8](repeating: 0, count: 1 << 20)
     while true {

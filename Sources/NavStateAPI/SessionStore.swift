@@ -303,10 +303,13 @@ public final class SessionStore: Sendable {
     let ended = try record.data.withLock {
       (data) throws(APIProblem) -> (events: [NavigationEvent], streams: [HTTPStream])? in
       guard !data.ended, try condition(data) else { return nil }
+      // A deletion the journal cannot record is refused like any change: answered 204, it would
+      // come back after a restart. An expiry stands (a restart finds it expired again).
+      if let journal, !journal.append(.ended, Journal.ended(record)), reason == .deleted {
+        throw APIProblem.journalUnavailable
+      }
       let removed = shard(for: record.key).sessions.withLock { $0.removeValue(forKey: record.key) }
       guard removed != nil else { return nil }
-      // A failed write leaves the journal refusing every later change; this end stands.
-      _ = journal?.append(.ended, Journal.ended(record))
       data.ended = true
       let events = data.navigation.end(reason: reason)
       delivered(data.record(events))
