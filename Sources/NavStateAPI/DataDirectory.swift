@@ -148,12 +148,15 @@ public final class DataDirectory: Sendable {
   public func load(into store: SessionStore, journal policy: Journal.SyncPolicy?)
     throws(Failure) -> Loaded
   {
-    var (sessions, firstJournal) = try readSnapshot(store)
+    var (sessions, firstJournal, hasSnapshot) = try readSnapshot(store)
     var byKey: [SessionID: SessionRecord] = [:]
     for record in sessions { byKey[record.key] = record }
     var replayed = 0
     var warning: String?
-    let generations = try journalGenerations().filter { $0 >= firstJournal }
+    let all = try journalGenerations()
+    // Older generations are covered by the snapshot (a crash can leave them behind).
+    let generations = all.filter { $0 >= firstJournal }
+    try checkComplete(generations, firstJournal: firstJournal, hasSnapshot: hasSnapshot)
     for (index, generation) in generations.enumerated() {
       let file = Journal.path(path, generation)
       guard let bytes = try Self.readFile(file) else { continue }
@@ -196,6 +199,36 @@ public final class DataDirectory: Sendable {
     }
     for record in sessions { store.restore(record) }
     return Loaded(sessions: sessions.count, replayed: replayed, warning: warning)
+  }
+
+  /// Refuses a directory that lacks a file its state is made of, so that nothing goes missing
+  /// unnoticed. A snapshot names the first journal generation after it, and every snapshot
+  /// starts a new generation, so the generations from there on are consecutive, the first one
+  /// included; and a directory without a snapshot never had one only if its journal starts at
+  /// generation 0.
+  private func checkComplete(_ generations: [Int], firstJournal: Int, hasSnapshot: Bool)
+    throws(Failure)
+  {
+    if !hasSnapshot, let first = generations.first, first > 0 {
+      throw Failure(
+        description:
+          "\(snapshotPath) is missing: the journal starts at generation \(first), so a snapshot covered the ones before it")
+    }
+    var expected = hasSnapshot ? firstJournal : 0
+    for generation in generations {
+      guard generation == expected else {
+        throw Failure(
+          description:
+            "\(Journal.path(path, expected)) is missing: the journal runs from generation \(hasSnapshot ? firstJournal : 0) to \(generations.last ?? firstJournal) without it")
+      }
+      expected += 1
+    }
+    // A snapshot taken without a journal (nothing to rotate) names generation 0.
+    if generations.isEmpty && firstJournal > 0 {
+      throw Failure(
+        description:
+          "\(Journal.path(path, firstJournal)) is missing: \(snapshotPath) names it as the journal after it")
+    }
   }
 
   /// Applies one journal record; false when the snapshot (or an earlier record) already has it.
@@ -287,9 +320,9 @@ public final class DataDirectory: Sendable {
 
   /// The sessions of the snapshot, if there is one, and the first journal generation after it.
   private func readSnapshot(_ store: SessionStore) throws(Failure) -> (
-    sessions: [SessionRecord], firstJournal: Int
+    sessions: [SessionRecord], firstJournal: Int, exists: Bool
   ) {
-    guard let bytes = try Self.readFile(snapshotPath) else { return ([], 0) }
+    guard let bytes = try Self.readFile(snapshotPath) else { return ([], 0, false) }
     var firstJournal = 0
     var offset = 0
     var sessions: [SessionRecord] = []
@@ -346,7 +379,7 @@ public final class DataDirectory: Sendable {
     guard expected != nil else {
       throw Failure(description: "\(snapshotPath): damaged at offset \(offset): no trailer")
     }
-    return (sessions, firstJournal)
+    return (sessions, firstJournal, true)
   }
 
   private static func appendRecord(_ payload: [UInt8], to bytes: inout [UInt8]) {
@@ -413,6 +446,8 @@ public final class DataDirectory: Sendable {
         if errno == EINTR { continue }
         let message = systemError()
         close(descriptor)
+        // A partial file would only take the space a retry needs (a full disk).
+        unlink(temporary)
         throw Failure(description: "cannot write \(temporary): \(message)")
       }
       written += count
@@ -420,6 +455,7 @@ public final class DataDirectory: Sendable {
     guard fsync(descriptor) == 0 else {
       let message = systemError()
       close(descriptor)
+      unlink(temporary)
       throw Failure(description: "cannot flush \(temporary): \(message)")
     }
     close(descriptor)

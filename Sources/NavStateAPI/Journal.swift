@@ -1,6 +1,6 @@
+import Foundation
 import NavJSON
 import NavigationCore
-import Synchronization
 
 #if canImport(Glibc)
   import Glibc
@@ -38,25 +38,42 @@ public final class Journal: Sendable {
     case decided = 4
   }
 
+  /// Records waiting to be written together (group commit), and then how that went.
+  private final class Batch: @unchecked Sendable {
+    var bytes: [UInt8] = []
+    var done = false
+    var written = false
+  }
+
+  /// Guarded by `condition`.
   private struct File {
     var descriptor: Int32
     var generation: Int
+    /// Bytes of whole records in the file: where a failed write is cut back to.
+    var size: off_t
     /// Written since the last flush.
     var unsynced = false
-    /// A write failed: the journal no longer holds every change, so none is accepted.
+    /// The file may hold a partial record that could not be cut off, or a flush failed (after
+    /// which Linux may have dropped the pages and forgotten the error): no change is accepted.
     var broken = false
+    /// Records waiting for the writer.
+    var waiting = Batch()
+    /// A writer is at work; the next one takes what waits once it is done.
+    var writing = false
   }
 
   let directory: String
   public let policy: SyncPolicy
-  private let file: Mutex<File>
+  private let condition = NSCondition()
+  private nonisolated(unsafe) var file: File
 
   /// Opens `journal.<generation>` in `directory` for appending (made if missing).
   init(directory: String, generation: Int, policy: SyncPolicy) throws(DataDirectory.Failure) {
     self.directory = directory
     self.policy = policy
     let descriptor = try Self.openFile(Self.path(directory, generation))
-    file = Mutex(File(descriptor: descriptor, generation: generation))
+    file = File(
+      descriptor: descriptor, generation: generation, size: lseek(descriptor, 0, SEEK_END))
   }
 
   static func path(_ directory: String, _ generation: Int) -> String {
@@ -72,69 +89,107 @@ public final class Journal: Sendable {
     return descriptor
   }
 
-  var generation: Int { file.withLock { $0.generation } }
+  var generation: Int { locked { $0.generation } }
 
-  /// Appends one record (flushed first with `always`); false when it could not be written, and
-  /// from then on (the change must then be refused: it would be lost on a restart).
+  private func locked<Result>(_ body: (inout File) -> Result) -> Result {
+    condition.lock()
+    defer { condition.unlock() }
+    return body(&file)
+  }
+
+  /// Appends one record and returns once it is written (and flushed, with `always`); false when
+  /// it could not be: the change must then be refused, since a restart would lose it.
+  ///
+  /// Group commit, as PostgreSQL and Redis do it: records that arrive while a write is under way
+  /// wait together, and the next writer (the first of them to find the file free) writes them
+  /// all with one `write` and flushes them with one `fdatasync`. Each caller waits only until
+  /// the batch holding its own record is done. A write that fails (a full disk) is cut off the
+  /// file, so the file holds whole records only and the next change may try again.
   func append(_ tag: Tag, _ body: [UInt8]) -> Bool {
     var record: [UInt8] = []
     record.reserveCapacity(body.count + 9)
-    let payloadLength = UInt32(body.count + 1)
     var payload = [tag.rawValue]
     payload += body
-    Self.appendUInt32(payloadLength, to: &record)
+    Self.appendUInt32(UInt32(payload.count), to: &record)
     Self.appendUInt32(CRC32.checksum(payload), to: &record)
     record += payload
-    return file.withLock { file in
-      guard !file.broken else { return false }
-      guard Self.writeAll(record, to: file.descriptor) else {
+
+    condition.lock()
+    defer { condition.unlock() }
+    guard !file.broken else { return false }
+    let mine = file.waiting
+    mine.bytes += record
+    while !mine.done {
+      guard !file.writing else {
+        condition.wait()
+        continue
+      }
+      // The file is free: write everything that waits, this record's batch included.
+      let batch = file.waiting
+      file.waiting = Batch()
+      file.writing = true
+      let (descriptor, start, sync) = (file.descriptor, file.size, policy == .always)
+      condition.unlock()
+      var written = Self.writeAll(batch.bytes, to: descriptor)
+      var flushFailed = false
+      if written, sync, fdatasync(descriptor) != 0 {
+        written = false
+        flushFailed = true
+      }
+      let cut = written || ftruncate(descriptor, start) == 0
+      condition.lock()
+      file.writing = false
+      if written {
+        file.size = start + off_t(batch.bytes.count)
+        if !sync { file.unsynced = true }
+      } else if !cut || flushFailed {
         file.broken = true
-        return false
       }
-      if policy == .always {
-        guard fdatasync(file.descriptor) == 0 else {
-          file.broken = true
-          return false
-        }
-      } else {
-        file.unsynced = true
-      }
-      return true
+      batch.written = written
+      batch.done = true
+      condition.broadcast()
     }
+    return mine.written
   }
 
   /// Flushes what was written since the last flush (for `everysec`).
   public func syncIfWritten() {
-    let descriptor = file.withLock { file -> Int32? in
-      guard file.unsynced else { return nil }
+    let descriptor = locked { file -> Int32? in
+      guard file.unsynced, !file.broken else { return nil }
       file.unsynced = false
       return file.descriptor
     }
-    if let descriptor { _ = fdatasync(descriptor) }
+    guard let descriptor, fdatasync(descriptor) != 0 else { return }
+    // Linux may drop the pages of a failed flush and report success next time.
+    locked { $0.broken = true }
   }
 
   /// Starts the next generation: the current file is flushed and closed, and later records go to
   /// a new one. Returns the new generation.
   func rotate() throws(DataDirectory.Failure) -> Int {
-    let next = try file.withLock { (file) throws(DataDirectory.Failure) -> Int in
-      let next = file.generation + 1
-      let descriptor = try Self.openFile(Self.path(directory, next))
-      _ = fdatasync(file.descriptor)
-      close(file.descriptor)
-      file = File(descriptor: descriptor, generation: next)
-      return next
-    }
+    condition.lock()
+    defer { condition.unlock() }
+    // A batch being written belongs to the old file: wait for it.
+    while file.writing { condition.wait() }
+    let next = file.generation + 1
+    let descriptor = try Self.openFile(Self.path(directory, next))
+    _ = fdatasync(file.descriptor)
+    close(file.descriptor)
+    // A new file holds no partial record, and the snapshot that follows a rotation holds every
+    // change the old one may have lost: changes may be tried again.
+    file = File(descriptor: descriptor, generation: next, size: 0)
     return next
   }
 
   /// Flushes and closes the file; nothing more is written.
   public func finish() {
-    file.withLock { file in
-      guard !file.broken else { return }
-      _ = fdatasync(file.descriptor)
-      close(file.descriptor)
-      file.broken = true
-    }
+    condition.lock()
+    defer { condition.unlock() }
+    while file.writing { condition.wait() }
+    guard !file.broken else { return }
+    _ = fdatasync(file.descriptor)
+    close(file.descriptor)
+    file.broken = true
   }
 
   private static func writeAll(_ bytes: [UInt8], to descriptor: Int32) -> Bool {
