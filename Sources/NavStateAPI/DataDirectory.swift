@@ -212,14 +212,16 @@ public final class DataDirectory: Sendable {
     if !hasSnapshot, let first = generations.first, first > 0 {
       throw Failure(
         description:
-          "\(snapshotPath) is missing: the journal starts at generation \(first), so a snapshot covered the ones before it")
+          "\(snapshotPath) is missing: the journal starts at generation \(first), so a snapshot covered the ones before it"
+      )
     }
     var expected = hasSnapshot ? firstJournal : 0
     for generation in generations {
       guard generation == expected else {
         throw Failure(
           description:
-            "\(Journal.path(path, expected)) is missing: the journal runs from generation \(hasSnapshot ? firstJournal : 0) to \(generations.last ?? firstJournal) without it")
+            "\(Journal.path(path, expected)) is missing: the journal runs from generation \(hasSnapshot ? firstJournal : 0) to \(generations.last ?? firstJournal) without it"
+        )
       }
       expected += 1
     }
@@ -227,7 +229,8 @@ public final class DataDirectory: Sendable {
     if generations.isEmpty && firstJournal > 0 {
       throw Failure(
         description:
-          "\(Journal.path(path, firstJournal)) is missing: \(snapshotPath) names it as the journal after it")
+          "\(Journal.path(path, firstJournal)) is missing: \(snapshotPath) names it as the journal after it"
+      )
     }
   }
 
