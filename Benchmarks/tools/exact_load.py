@@ -34,22 +34,30 @@ def frame(method, path, token=None, body=None):
     return (head + "\r\n").encode()
 
 
+def receive(connection):
+    chunk = connection.recv(65536)
+    if not chunk:
+        raise ConnectionError("the server closed a kept-alive connection")
+    return chunk
+
+
 def exchange(connection, request):
     connection.sendall(request)
     data = b""
     while b"\r\n\r\n" not in data:
-        data += connection.recv(65536)
+        data += receive(connection)
     head, _, rest = data.partition(b"\r\n\r\n")
     length = 0
     for line in head.split(b"\r\n"):
         if line.lower().startswith(b"content-length:"):
             length = int(line.split(b":")[1])
     while len(rest) < length:
-        rest += connection.recv(65536)
+        rest += receive(connection)
     return rest
 
 
-connections = [socket.create_connection(("127.0.0.1", port)) for _ in range(64)]
+# A server that stops answering ends the run (socket.timeout) instead of hanging it.
+connections = [socket.create_connection(("127.0.0.1", port), timeout=120) for _ in range(64)]
 if workload in ("state", "pushpop", "pushthenpop"):
     created = call("POST", "/v1/sessions", {})
     sid, token = created["session"]["id"], created["token"]
