@@ -114,6 +114,8 @@ struct HTTPTestClient: Sendable {
     var interval = timeval(
       tv_sec: Int(timeout), tv_usec: Int((timeout - Double(Int(timeout))) * 1_000_000))
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &interval, socklen_t(MemoryLayout<timeval>.size))
+    // Sending is bounded too: a body to a server that reads nothing fills the socket's buffers.
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &interval, socklen_t(MemoryLayout<timeval>.size))
     return fd
   }
 

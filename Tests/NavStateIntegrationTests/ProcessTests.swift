@@ -121,7 +121,8 @@ struct ProcessTests {
     let errors = Pipe()
     process.standardOutput = output
     process.standardError = errors
-    try process.run()
+    // Killed if it has not exited within 60 s, so that the reads below end whatever it does.
+    try ChildProcesses.run(process, killAfter: 60)
     var firstLine = Data()
     if stopAfterStart {
       while !firstLine.contains(UInt8(ascii: "\n")) {

@@ -24,7 +24,9 @@ struct WalkthroughTests {
     let output = Pipe()
     process.standardOutput = output
     process.standardError = output
-    try process.run()
+    // The script and its curl calls are killed if they have not ended within 120 s, so that the
+    // read below ends whatever the server does.
+    try ChildProcesses.run(process, killAfter: 120)
     let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     process.waitUntilExit()
     #expect(process.terminationStatus == 0, "\(printed)")
