@@ -10,7 +10,9 @@ recorded with the part of it that was read.
 Before judging the traffic, `report` makes sure the judge can fail: answers and requests broken on
 purpose (a mutation answer without `events`, a state without `allowed`, an event stream (where
 one was read) without its required `Cache-Control`, a pop body with an unknown member, a string where a boolean is
-required, an undeclared status) must each be refused, or the run fails.
+required, an undeclared status, a stream event of an unknown type) must each be refused, or the
+run fails. The event stream's body is declared a string; its events are checked one by one against
+the Event and SessionState schemas (`stream_errors`).
 """
 import copy
 import json
@@ -102,6 +104,51 @@ def response_errors(openapi, exchange):
         return _why(error)
 
 
+def sse_events(text):
+    """The events of a text/event-stream body, as dicts of their fields (comments dropped)."""
+    events = []
+    for block in text.replace("\r\n", "\n").split("\n\n"):
+        fields = {}
+        for line in block.split("\n"):
+            if not line or line.startswith(":"):
+                continue
+            name, _, value = line.partition(":")
+            fields[name] = value[1:] if value.startswith(" ") else value
+        if fields:
+            events.append(fields)
+    return events
+
+
+def stream_errors(spec, exchange):
+    """openapi.yaml declares the stream's body as a string; its events are checked here: each
+    `data` is an Event (for `reset`, a SessionState), its `event` the Event's type and its `id`
+    the Event's seq."""
+    def validator(name):
+        return OAS31Validator({"$ref": f"#/components/schemas/{name}",
+                               "components": spec["components"]})
+
+    failures = []
+    events = sse_events(exchange.response_body.decode())
+    if not events or "retry" not in events[0]:
+        failures.append("the stream does not start with retry")
+    for fields in events:
+        if "data" not in fields:
+            continue
+        try:
+            data = json.loads(fields["data"])
+        except ValueError as error:
+            failures.append(f"event {fields.get('id')}: data is not JSON ({error})")
+            continue
+        kind = "SessionState" if fields.get("event") == "reset" else "Event"
+        for problem in list(validator(kind).iter_errors(data))[:1]:
+            failures.append(f"event {fields.get('id')} ({fields.get('event')}): data is no {kind}: "
+                            f"{' '.join(problem.message.split())[:200]}")
+        if kind == "Event" and (fields.get("event") != data.get("type")
+                                or fields.get("id") != str(data.get("seq"))):
+            failures.append(f"event {fields.get('id')}: its event and id are not its type and seq")
+    return failures
+
+
 def example_errors(spec):
     """Every `example` and `examples` value in the document against the schema beside it."""
     failures = []
@@ -127,7 +174,7 @@ def example_errors(spec):
     return failures
 
 
-def _judge_can_fail(openapi, exchanges):
+def _judge_can_fail(openapi, spec, exchanges):
     """Answers and requests broken on purpose must be refused; returns what was not."""
     missed = []
 
@@ -163,6 +210,10 @@ def _judge_can_fail(openapi, exchanges):
         headers = [(k, v) for k, v in stream.response_headers if k.lower() != "cache-control"]
         broken("response", replace(stream, response_headers=headers),
                "an event stream without its required Cache-Control")
+        text = stream.response_body.decode()
+        wrong = text.replace('"type":"coordinator.', '"type":"coordinator.x', 1)
+        if wrong == text or not stream_errors(spec, replace(stream, response_body=wrong.encode())):
+            missed.append("an event stream whose event has an unknown type")
     return missed
 
 
@@ -177,7 +228,7 @@ def report(spec_path, exchanges, needed_statuses=(), label="scenario", stream=Fa
     failures = []
     for failure in example_errors(spec):
         failures.append(f"example does not fit its schema: {failure}")
-    for missed in _judge_can_fail(openapi, exchanges):
+    for missed in _judge_can_fail(openapi, spec, exchanges):
         failures.append(f"openapi-core accepted what it must refuse: {missed}")
     for exchange in exchanges:
         where = f"{exchange.method} {urlsplit(exchange.url).path} -> {exchange.status}"
@@ -195,6 +246,11 @@ def report(spec_path, exchanges, needed_statuses=(), label="scenario", stream=Fa
                if (x.header("Content-Type") or "").startswith("text/event-stream")]
     if stream and not streams:
         failures.append("the scenario never opened an event stream")
+    for exchange in streams:
+        failures += [f"event stream: {problem}" for problem in stream_errors(spec, exchange)]
+        if stream and not any(fields.get("event") not in (None, "reset")
+                              for fields in sse_events(exchange.response_body.decode())):
+            failures.append("the event stream was read without a live event")
     for failure in failures:
         print(f"FAIL openapi-core: {failure}")
     print(f"openapi-core ({label}): {len(exchanges)} requests and answers validated "

@@ -149,20 +149,32 @@ gone = pushed.session.path[-1].id  # the big one, popped with the root pop
 answer = navigation.teardown_coordinator_with_http_info(sid, gone)
 check(answer.status_code == 204 and answer.data is None, "tearing down a stopped coordinator is 204")
 
-# The event stream: its head, then the reset that starts it.
+# The event stream: its head, the reset that starts it, then a live event.
 stream = events.stream_events_without_preload_content(sid)
+streamed = exchanges[-1]
 check(stream.status == 200 and stream.headers.get("Content-Type", "").startswith("text/event-stream")
       and stream.headers.get("Cache-Control") == "no-store", "the event stream's head")
+chunks = stream.stream(1024, decode_content=False)
 read = b""
-for chunk in stream.stream(1024, decode_content=False):
-    read += chunk
-    if b"event: reset" in read and read.endswith(b"\n\n"):
-        break
+
+
+def read_until(marker):
+    global read
+    while not (marker in read and read.endswith(b"\n\n")):
+        read += next(chunks)
+
+
+read_until(b"event: reset")
+navigation.back(sid)
+read_until(b"event: coordinator.stopped")
 stream.release_conn()
-exchanges[-1].response_body = read
-data = next(line for line in read.decode().split("\n") if line.startswith("data: "))
-check(read.startswith(b"retry: ") and json.loads(data[6:])["version"] == current + 1,
+streamed.response_body = read
+fields = contract_check.sse_events(read.decode())
+check(read.startswith(b"retry: ") and fields[0]["event"] == "reset"
+      and json.loads(fields[0]["data"])["version"] == current + 1,
       "the stream starts with retry and a reset carrying the state")
+check([event.get("event") for event in fields[1:]] == ["coordinator.stopped"]
+      and json.loads(fields[1]["data"])["version"] == current + 2, "then the back's event, live")
 
 sessions.delete_session(sid)
 check(exchanges[-1].status == 204, "ending the session is 204")
