@@ -93,8 +93,12 @@ public struct NavStateError: Error, Sendable, Equatable, CustomStringConvertible
     /// The server could not record the change in its data directory, so it did not make it.
     public static let journalUnavailable = Code(rawValue: "journal_unavailable")
     // From the proxy in front of a cluster (deploy/nginx.conf.template), not from a node.
-    /// The node that holds the session does not answer; retry after `Retry-After`.
+    /// The node that holds the session cannot be reached, so the request was not applied; retry
+    /// after `Retry-After`.
     public static let nodeUnavailable = Code(rawValue: "node_unavailable")
+    /// The request reached the node that holds the session, which did not answer in time: it
+    /// may have been applied. Retry a mutation only with the same `Idempotency-Key`.
+    public static let nodeTimeout = Code(rawValue: "node_timeout")
     /// This client address has as many requests in progress as the proxy allows.
     public static let tooManyConnections = Code(rawValue: "too_many_connections")
     // Not a problem document: the transport failed, or the answer was not understood.
@@ -113,7 +117,7 @@ public struct NavStateError: Error, Sendable, Equatable, CustomStringConvertible
       .badContentLength, .invalidQuery, .unsupportedMediaType, .payloadTooLarge, .methodNotAllowed,
       .requestTimeout, .misdirectedRequest, .unsupportedTransferEncoding, .tooManySessions,
       .tooManySessionsForClient, .tooManyStreamsForClient, .memoryExhausted, .journalUnavailable,
-      .nodeUnavailable,
+      .nodeUnavailable, .nodeTimeout,
       .tooManyConnections, .transport,
       .unexpectedResponse,
     ]
