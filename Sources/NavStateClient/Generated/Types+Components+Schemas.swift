@@ -26,7 +26,7 @@ extension Components {
             case sheet = "sheet"
             case fullScreenCover = "fullScreenCover"
         }
-        /// A route param, as the graph declares it: an integer (exact, 64-bit), a number, a string or a boolean. No type constraint on purpose: generators make it their "any JSON value" (Object, Any), which keeps a JSON integer an integer up to Int64 (an anyOf of the four types made openapi-generator's Java client read `42` as `true`). The server checks every param against the graph (422 invalid_params).
+        /// A route param, as the graph declares it: an integer (exact, 64-bit), a number, a string or a boolean. No type constraint on purpose: generators make it their "any JSON value" (Object, Any), read by the JSON library as it reads any value, so an integer stays an exact integer where that library keeps it so (Python's json, Jackson; Gson, openapi-generator's default for Java, with `ToNumberPolicy.LONG_OR_DOUBLE`). An anyOf of the four types made openapi-generator's Java client read `42` as `true`. The server checks every param against the graph (422 invalid_params).
         ///
         /// - Remark: Generated from `#/components/schemas/ParamValue`.
         internal typealias ParamValue = NavStateClient.ParamValue
