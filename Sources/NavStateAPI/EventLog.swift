@@ -31,6 +31,52 @@ struct EventLog: Sendable {
   /// once they are half of the buffer.
   private var start: UInt32 = 0
   private var kept: UInt32 = 0
+  /// Bytes compacted away since the log began (wrapping: only differences are read), so that a
+  /// ``Mark`` survives a compaction.
+  private var compacted: UInt32 = 0
+
+  /// Where the log stood before an operation's events, to take them back should the operation be
+  /// undone (``rollback(to:)``): cheaper than keeping a copy of the log, which the first append
+  /// would then copy whole.
+  struct Mark {
+    fileprivate var end: UInt32
+    fileprivate var start: UInt32
+    fileprivate var kept: UInt32
+    fileprivate var oldest: Int
+  }
+
+  var mark: Mark {
+    Mark(
+      end: compacted &+ UInt32(truncatingIfNeeded: buffer.count), start: compacted &+ start,
+      kept: kept, oldest: oldest)
+  }
+
+  /// Takes back every event appended since `mark`. Events that those appends pushed out come
+  /// back too, unless a compaction dropped their bytes meanwhile: the log then starts at the
+  /// oldest event it still holds.
+  mutating func rollback(to mark: Mark) {
+    // Bytes since the mark, and how far the marked start lies past what was compacted since.
+    // Negative when a compaction took bytes written after the mark: none of what is left stays.
+    let end = Int(Int32(bitPattern: mark.end &- compacted))
+    guard end <= buffer.count else { return }
+    buffer.removeSubrange(max(0, end)...)
+    let markedStart = Int32(bitPattern: mark.start &- compacted)
+    if markedStart >= 0 {
+      (start, kept, oldest) = (UInt32(markedStart), mark.kept, mark.oldest)
+      return
+    }
+    // Rare: recount what is left from the first whole record.
+    start = 0
+    kept = 0
+    oldest = 0
+    var reader = ByteReader(buffer)
+    while let length = reader.count() {
+      var record = ByteReader(buffer, at: reader.offset)
+      if kept == 0 { oldest = record.varint().map { Int($0) } ?? 0 }
+      kept += 1
+      reader = ByteReader(buffer, at: reader.offset + length)
+    }
+  }
 
   init(capacity: Int, maxBytes: Int = .max) {
     countCap = UInt32(clamping: max(1, capacity))
@@ -94,6 +140,7 @@ struct EventLog: Sendable {
     while count > 1, count > capacity || keptBytes > maxBytes { dropOldest() }
     if start > 64, Int(start) * 2 > buffer.count {
       buffer.removeFirst(Int(start))
+      compacted &+= start
       start = 0
     }
   }

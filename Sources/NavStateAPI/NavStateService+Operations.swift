@@ -75,8 +75,9 @@ extension NavStateService {
       // Near the memory budget, keep what is needed to undo the operation should it grow the
       // session past it; with room to spare, nothing is copied.
       // With a journal, always: a change it cannot record is undone.
+      // The tree is kept whole (a small copy, made on the first change); the log only as a mark.
       let undo =
-        store.memory.hasRoom() && journal == nil ? nil : (data.navigation, data.log)
+        store.memory.hasRoom() && journal == nil ? nil : (data.navigation, data.log.mark)
       let events: [NavigationEvent]
       do throws(NavigationError) {
         events = try data.navigation.apply(command)
@@ -91,7 +92,8 @@ extension NavStateService {
         if let undo {
           let growth = MemoryFootprint.session(data) - data.accountedBytes
           if growth > 0, !store.memory.hasRoom(for: growth) {
-            (data.navigation, data.log) = undo
+            data.navigation = undo.0
+            data.log.rollback(to: undo.1)
             throw MemoryBudget.exhausted
           }
         }
@@ -114,7 +116,8 @@ extension NavStateService {
             record, operation: operation, body: journaledBody ?? request.body, data: data,
             decided: decided)
           if !journal.append(.applied, entry), let undo {
-            (data.navigation, data.log) = undo
+            data.navigation = undo.0
+            data.log.rollback(to: undo.1)
             data.updatedAt = previousUpdate
             data.dropCache()
             throw APIProblem.journalUnavailable

@@ -125,6 +125,46 @@ import Testing
         presentation: .push, parent: CoordinatorID(1)))
   }
 
+  @Test("a rollback takes back what was appended since the mark, as a copy made then would")
+  func rollbackMatchesACopy() {
+    for capacity in [3, 10, 1000] {
+      for maxBytes in [200, 1000, 1 << 20] {
+        for before in [0, 1, 5, 40] {
+          for after in [1, 2, 7, 60] {
+            var log = EventLog(capacity: capacity, maxBytes: maxBytes)
+            for seq in stride(from: 1, through: before, by: 1) {
+              log.append(started(seq, text: String(repeating: "x", count: seq % 50)))
+            }
+            let copy = log
+            let mark = log.mark
+            for seq in stride(from: before + 1, through: before + after, by: 1) {
+              log.append(started(seq, text: String(repeating: "y", count: seq % 70)))
+            }
+            log.rollback(to: mark)
+            let kept =
+              log.after(0)?.map(\.seq)
+              ?? log.after(log.oldestSeq.map { $0 - 1 } ?? 0)?
+              .map(\.seq)
+            let expected = copy.after(copy.oldestSeq.map { $0 - 1 } ?? 0)?.map(\.seq)
+            let context = "capacity \(capacity), bytes \(maxBytes), \(before) then \(after)"
+            if log.count == copy.count {
+              #expect(kept == expected, "\(context)")
+              #expect(log.oldestSeq == copy.oldestSeq, "\(context)")
+            } else {
+              // Compacted meanwhile: the newest events stay, the oldest may be gone.
+              #expect(log.count < copy.count, "\(context)")
+              #expect(expected.map { Array($0.suffix(log.count)) } == kept, "\(context)")
+            }
+            #expect(log.keptBytes <= max(copy.keptBytes, 0), "\(context)")
+            // And it carries on as a log.
+            log.append(started(before + 1))
+            #expect(log.after(before)?.map(\.seq) == [before + 1], "\(context)")
+          }
+        }
+      }
+    }
+  }
+
   @Test func keepsTheNewestUpToItsCountAndGivesThemBackAsJSON() {
     var log = EventLog(capacity: 10)
     for seq in 1...200 { log.append(started(seq)) }
