@@ -115,6 +115,11 @@ public final class DataDirectory: Sendable {
     return count
   }
 
+  /// The record tags only format 1 of the journal wrote.
+  private static let formatOneTags: Set<UInt8> = [
+    Journal.Tag.created.rawValue, Journal.Tag.applied.rawValue,
+  ]
+
   /// The generations of the journal files in the directory, in order.
   func journalGenerations() throws(Failure) -> [Int] {
     guard let directory = opendir(path) else {
@@ -141,6 +146,8 @@ public final class DataDirectory: Sendable {
     public var replayed: Int
     /// A warning about a torn last journal record (a crash mid-write), dropped; nil if none.
     public var warning: String?
+    /// Records of format 1 read (and the directory rewritten in format 2), if any.
+    public var upgradedRecords = 0
   }
 
   /// Reads the snapshot and then the journal into `store`, and opens the journal for what comes
@@ -152,6 +159,7 @@ public final class DataDirectory: Sendable {
     var byKey: [SessionID: SessionRecord] = [:]
     for record in sessions { byKey[record.key] = record }
     var replayed = 0
+    var upgradedRecords = 0
     var warning: String?
     let all = try journalGenerations()
     // Older generations are covered by the snapshot (a crash can leave them behind).
@@ -187,6 +195,7 @@ public final class DataDirectory: Sendable {
         offset += 8 + length
         do {
           if try replay(payload, into: &byKey, store: store) { replayed += 1 }
+          if Self.formatOneTags.contains(payload[0]) { upgradedRecords += 1 }
         } catch {
           throw Failure(description: "\(file): damaged at offset \(start): \(error.reason)")
         }
@@ -198,7 +207,13 @@ public final class DataDirectory: Sendable {
       store.attach(try Journal(directory: path, generation: next, policy: policy))
     }
     for record in sessions { store.restore(record) }
-    return Loaded(sessions: sessions.count, replayed: replayed, warning: warning)
+    if upgradedRecords > 0, store.journal != nil {
+      // Written in format 2 at once: a snapshot starts a new journal file and deletes the old.
+      try saveSnapshot(of: store)
+    }
+    return Loaded(
+      sessions: sessions.count, replayed: replayed, warning: warning,
+      upgradedRecords: upgradedRecords)
   }
 
   /// Refuses a directory that lacks a file its state is made of, so that nothing goes missing
@@ -244,9 +259,16 @@ public final class DataDirectory: Sendable {
       return value
     }
     switch Journal.Tag(rawValue: payload[0]) {
-    case .created:
+    case .created, .session:
+      if payload[0] == Journal.Tag.session.rawValue {
+        let graphVersion = try need(reader.natural(), "graph version")
+        guard graphVersion == Journal.graphVersion else {
+          throw SessionArchive.Damage(reason: "its graph version \(graphVersion) is not loaded")
+        }
+      }
       let record = try SessionArchive.decode(
-        Array(payload.dropFirst()), graphs: store.graphs, configuration: store.configuration)
+        Array(payload[reader.offset...]), graphs: store.graphs,
+        configuration: store.configuration)
       guard sessions[record.key] == nil else { return false }
       sessions[record.key] = record
       return true
@@ -257,33 +279,25 @@ public final class DataDirectory: Sendable {
       let bodyLength = try need(reader.count(), "body")
       let body = Array(payload[reader.offset..<reader.offset + bodyLength])
       reader = ByteReader(payload, at: reader.offset + bodyLength)
-      let version = try need(reader.natural(), "version")
-      let updatedAt = Timestamp(milliseconds: Int64(try need(reader.signed(), "times")))
-      let expiresAt = Timestamp(milliseconds: Int64(try need(reader.signed(), "times")))
-      let decided = reader.isAtEnd ? nil : try need(IdempotencyLedger.Decision.read(&reader), "key")
       // Ended since, or already in the snapshot: nothing to do.
       guard let record = sessions[key] else { return false }
-      return try record.data.withLock { (data) throws(SessionArchive.Damage) -> Bool in
-        guard data.navigation.version < version else { return false }
-        if let decided { data.settle(decided.key, with: decided.decision) }
-        let command = try Self.command(operation, body)
-        let events: [NavigationEvent]
-        do throws(NavigationError) {
-          events = try data.navigation.apply(command)
-        } catch {
-          throw SessionArchive.Damage(
-            reason: "its \(operation) is refused on replay: \(error.detail)")
-        }
-        guard data.navigation.version == version else {
-          throw SessionArchive.Damage(
-            reason: "its \(operation) gives version \(data.navigation.version), not \(version)")
-        }
-        for event in events { data.log.append(event) }
-        data.updatedAt = updatedAt
-        data.expiresAt = expiresAt
-        data.accountedBytes = MemoryFootprint.session(data)
-        return true
+      return try Self.replay(
+        try Self.command(operation, body), named: operation, after: &reader, to: record)
+    case .command:
+      let key = SessionID(
+        high: try need(reader.varint(), "id"), low: try need(reader.varint(), "id"))
+      let graph = try need(reader.string(), "graph")
+      let graphVersion = try need(reader.natural(), "graph version")
+      let command = try need(CommandCoding.read(&reader), "command")
+      guard let record = sessions[key] else { return false }
+      let sessionGraph = record.data.withLock { $0.navigation.graph.name }
+      guard graph == sessionGraph, graphVersion == Journal.graphVersion else {
+        throw SessionArchive.Damage(
+          reason:
+            "its command applied under graph \(graph) version \(graphVersion), the session has \(sessionGraph) version \(Journal.graphVersion)"
+        )
       }
+      return try Self.replay(command, named: "command", after: &reader, to: record)
     case .ended:
       let key = SessionID(
         high: try need(reader.varint(), "id"), low: try need(reader.varint(), "id"))
@@ -303,7 +317,46 @@ public final class DataDirectory: Sendable {
     }
   }
 
-  /// The command a journal record names, decoded as its request was.
+  /// Applies `command` to `record` unless it already has it, reading the rest of its record
+  /// (the version it made, its times and its `Idempotency-Key`) from `reader`.
+  private static func replay(
+    _ command: Command, named name: String, after reader: inout ByteReader, to record: SessionRecord
+  ) throws(SessionArchive.Damage) -> Bool {
+    guard let version = reader.natural(), let updated = reader.signed(),
+      let expires = reader.signed()
+    else { throw SessionArchive.Damage(reason: "cannot read its version and times") }
+    let decided = try reader.isAtEnd ? nil : Self.decision(&reader)
+    return try record.data.withLock { (data) throws(SessionArchive.Damage) -> Bool in
+      guard data.navigation.version < version else { return false }
+      if let decided { data.settle(decided.key, with: decided.decision) }
+      let events: [NavigationEvent]
+      do throws(NavigationError) {
+        events = try data.navigation.apply(command)
+      } catch {
+        throw SessionArchive.Damage(reason: "its \(name) is refused on replay: \(error.detail)")
+      }
+      guard data.navigation.version == version else {
+        throw SessionArchive.Damage(
+          reason: "its \(name) gives version \(data.navigation.version), not \(version)")
+      }
+      for event in events { data.log.append(event) }
+      data.updatedAt = Timestamp(milliseconds: Int64(updated))
+      data.expiresAt = Timestamp(milliseconds: Int64(expires))
+      data.accountedBytes = MemoryFootprint.session(data)
+      return true
+    }
+  }
+
+  private static func decision(_ reader: inout ByteReader) throws(SessionArchive.Damage) -> (
+    key: String, decision: IdempotencyLedger.Decision
+  ) {
+    guard let decided = IdempotencyLedger.Decision.read(&reader) else {
+      throw SessionArchive.Damage(reason: "cannot read its key")
+    }
+    return decided
+  }
+
+  /// The command a format-1 journal record names, decoded as its request was.
   private static func command(_ operation: String, _ body: [UInt8]) throws(SessionArchive.Damage)
     -> Command
   {

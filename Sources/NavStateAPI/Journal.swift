@@ -26,17 +26,30 @@ public final class Journal: Sendable {
     case no
   }
 
+  /// Record kinds. Format 1 wrote `created` and `applied`; format 2 writes `session` and
+  /// `command` instead, and both are read (a directory is upgraded at start, see
+  /// ``DataDirectory/load(into:journal:)``).
   enum Tag: UInt8 {
-    /// A new session, whole (``SessionArchive``).
+    /// Format 1: a new session, whole (``SessionArchive``).
     case created = 1
-    /// A command applied: session id, operation, body, resulting version and times.
+    /// Format 1: a request applied: session id, operation name, the request's JSON body,
+    /// resulting version and times.
     case applied = 2
     /// A session ended (deleted or expired).
     case ended = 3
     /// An `Idempotency-Key` decided without a change (a refusal, or a change that changed
     /// nothing): session id, key and answer. A change's own key rides in its `applied` record.
     case decided = 4
+    /// A command applied (format 2): session id, the graph's name and version it applied under,
+    /// the command (``CommandCoding``), resulting version and times, and the `Idempotency-Key`
+    /// it answered if any.
+    case command = 5
+    /// A new session, whole (format 2): the graph version it started under, then the archive.
+    case session = 6
   }
+
+  /// The version of every graph until graphs have versions of their own: all are version 1.
+  static let graphVersion = 1
 
   /// Records waiting to be written together (group commit), and then how that went.
   private final class Batch: @unchecked Sendable {
@@ -217,23 +230,31 @@ public final class Journal: Sendable {
 
   /// A change; with `decided`, the `Idempotency-Key` it answered and the answer, in the same
   /// record, so that no restart can keep the change and lose the key.
-  static func applied(
-    _ record: SessionRecord, operation: String, body: [UInt8], data: SessionRecord.Data,
+  static func command(
+    _ record: SessionRecord, _ command: Command, data: SessionRecord.Data,
     decided: (key: String, decision: IdempotencyLedger.Decision)? = nil
   ) -> [UInt8] {
     var bytes: [UInt8] = []
-    bytes.reserveCapacity(body.count + 48)
+    bytes.reserveCapacity(96)
     bytes.appendVarint(record.key.high)
     bytes.appendVarint(record.key.low)
-    bytes.appendBlob(operation)
-    bytes.appendVarint(UInt64(body.count))
-    bytes += body
+    bytes.appendBlob(data.navigation.graph.name)
+    bytes.appendVarint(UInt64(graphVersion))
+    CommandCoding.append(command, to: &bytes)
     bytes.appendVarint(UInt64(data.navigation.version))
     bytes.appendVarint(Int(data.updatedAt.milliseconds))
     bytes.appendVarint(Int(data.expiresAt.milliseconds))
     if let decided {
       IdempotencyLedger.Decision.append(key: decided.key, decided.decision, to: &bytes)
     }
+    return bytes
+  }
+
+  /// A new session: the graph version, then the whole session.
+  static func session(_ record: SessionRecord, _ data: SessionRecord.Data) -> [UInt8] {
+    var bytes: [UInt8] = []
+    bytes.appendVarint(UInt64(graphVersion))
+    bytes += SessionArchive.encode(record, data)
     return bytes
   }
 

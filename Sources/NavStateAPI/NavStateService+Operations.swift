@@ -16,8 +16,7 @@ extension NavStateService {
           .unknownCoordinator, "\(quoted(coordinator)) is not a coordinator id (c1, c2, ...)"))
     }
     let response = try apply(
-      .teardown(target), to: record, request: request, operation: "teardown",
-      journaledBody: Array(target.description.utf8), idempotency: idempotency)
+      .teardown(target), to: record, request: request, idempotency: idempotency)
     // An already stopped coordinator is a no-op success: clients retry and gestures race.
     return response.status == 200 && response.events == 0
       ? HTTPResponse(status: 204) : response.http
@@ -29,7 +28,7 @@ extension NavStateService {
   ) throws(APIProblem) -> HTTPResponse {
     let record = try store.authorize(key: key, headers: request.headers)
     return try apply(
-      try command(operation, for: request), to: record, request: request, operation: operation,
+      try command(operation, for: request), to: record, request: request,
       idempotency: idempotency
     ).http
   }
@@ -56,12 +55,12 @@ extension NavStateService {
   /// Applies one command under the session's lock and answers `{version, session, events}`, or
   /// `{version, events}` to a client that sent `Prefer: return=minimal` (it follows the stream,
   /// so the state would be sent for nothing).
-  /// With `--data-dir`, the change is journaled as `operation` and its body (the request's, or
-  /// `journaledBody`) before it is answered; one the journal cannot take is undone (503).
+  /// With `--data-dir`, the command is journaled before it is answered; one the journal cannot
+  /// take is undone (503).
   /// With `idempotency`, a change settles its key with its answer, journaled in the same record.
   func apply(
-    _ command: Command, to record: SessionRecord, request: HTTPRequest, operation: String,
-    journaledBody: [UInt8]? = nil, idempotency: IdempotencyClaim? = nil
+    _ command: Command, to record: SessionRecord, request: HTTPRequest,
+    idempotency: IdempotencyClaim? = nil
   )
     throws(APIProblem) -> Applied
   {
@@ -112,10 +111,8 @@ extension NavStateService {
           )
         }
         if let journal {
-          let entry = Journal.applied(
-            record, operation: operation, body: journaledBody ?? request.body, data: data,
-            decided: decided)
-          if !journal.append(.applied, entry), let undo {
+          let entry = Journal.command(record, command, data: data, decided: decided)
+          if !journal.append(.command, entry), let undo {
             data.navigation = undo.0
             data.log.rollback(to: undo.1)
             data.updatedAt = previousUpdate

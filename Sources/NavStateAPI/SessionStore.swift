@@ -140,7 +140,7 @@ public final class SessionStore: Sendable {
       }
       if inserted {
         // Journaled before anyone learns the id, so no change to it can come first.
-        if let journal, !journal.append(.created, SessionArchive.encode(record, data)) {
+        if let journal, !journal.append(.session, Journal.session(record, data)) {
           shard(for: record.key).sessions.withLock { _ = $0.removeValue(forKey: record.key) }
           sessionCount.wrappingSubtract(1, ordering: .relaxed)
           releasePlace(of: client)

@@ -37,7 +37,13 @@ struct NavStateCommand: ParsableCommand {
   @Option(help: "The graph sessions use when creation names none.")
   var defaultGraph = "demo"
 
-  @Option(help: "HTTP worker threads (default: the number of cores).")
+  /// Worker threads with `--fsync always` when `--threads` is not given.
+  static let flushingThreads = 32
+
+  @Option(
+    help:
+      "HTTP worker threads (default: the number of cores; with --data-dir and --fsync always, at least 32, so that concurrent changes share their flushes)."
+  )
   var threads: Int?
 
   @Option(help: "Sessions held at once; creation beyond answers 503.")
@@ -238,7 +244,14 @@ struct NavStateCommand: ParsableCommand {
     var serverConfiguration = HTTPServerConfiguration()
     serverConfiguration.host = host
     serverConfiguration.port = port
-    if let threads { serverConfiguration.threads = threads }
+    if let threads {
+      serverConfiguration.threads = threads
+    } else if dataDir != nil, fsync == .always {
+      // A thread waits while its change is flushed; the changes of the others that arrive
+      // meanwhile share the next flush (group commit), so more threads make larger groups.
+      // Measured (Benchmarks/journal, 2 cores): 0.08x of no journal with 2 threads, 0.31x with 32.
+      serverConfiguration.threads = max(serverConfiguration.threads, Self.flushingThreads)
+    }
     serverConfiguration.maxBodyBytes = maxBodyBytes
     serverConfiguration.connectionLimit = maxConnections
     serverConfiguration.connectionsPerIP = maxConnectionsPerIp
