@@ -137,27 +137,54 @@ final class LocalCluster: @unchecked Sendable {
   /// SIGKILL to one node: a crash, as the proxy sees it.
   func crash(node name: String) throws {
     let pid = try pid(ofNode: name)
+    let port = try port(ofNode: name)
     kill(pid, SIGKILL)
-    // The node is the script's child: wait until it is gone, not merely signalled.
+    // Gone, not merely signalled: its listening socket is closed, which happens when its last
+    // thread has exited (its main thread shows as a zombie before that, and until then the
+    // kernel still accepts connections for it).
     let deadline = Date().addingTimeInterval(10)
-    while kill(pid, 0) == 0, Date() < deadline {
-      if (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8))?.contains(") Z ")
-        == true
-      {
-        break
+    while Date() < deadline, Self.accepts(port: port) { usleep(10_000) }
+  }
+
+  /// Whether a connection to the port on 127.0.0.1 is accepted (it is closed at once).
+  private static func accepts(port: UInt16) -> Bool {
+    let fd = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = port.bigEndian
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    return withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
       }
-      usleep(10_000)
     }
   }
 
   /// SIGSTOP to one node: a hung process, as the proxy sees it (the kernel still accepts
-  /// connections into its listen backlog, and nothing answers them). Returns its pid; resume it
-  /// with `resume(node:)` in a `defer`. `stop()` resumes every node as well.
+  /// connections into its listen backlog, and nothing answers them). Returns once every thread
+  /// of it has stopped (a signal stops each thread on its way), with its pid; resume it with
+  /// `resume(node:)` in a `defer`. `stop()` resumes every node as well.
   @discardableResult
   func pause(node name: String) throws -> pid_t {
     let pid = try pid(ofNode: name)
     kill(pid, SIGSTOP)
+    let deadline = Date().addingTimeInterval(10)
+    while Date() < deadline, !Self.isStopped(pid) { usleep(5_000) }
     return pid
+  }
+
+  /// Whether every thread of the process is stopped (state T in /proc/PID/task/TID/stat).
+  private static func isStopped(_ pid: pid_t) -> Bool {
+    guard let threads = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")
+    else { return false }
+    return threads.allSatisfy { thread in
+      guard
+        let stat = try? String(contentsOfFile: "/proc/\(pid)/task/\(thread)/stat", encoding: .utf8),
+        let end = stat.lastIndex(of: ")")
+      else { return false }
+      return stat[stat.index(after: end)...].hasPrefix(" T ")
+    }
   }
 
   /// SIGCONT to one node stopped by `pause(node:)`.
