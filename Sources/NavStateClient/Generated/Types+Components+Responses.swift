@@ -509,6 +509,34 @@ extension Components {
                 self.body = body
             }
         }
+        internal struct NodeTimeout: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/NodeTimeout/content`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/NodeTimeout/content/application\/problem+json`.
+                case applicationProblemJson(Components.Schemas.Problem)
+                /// The associated value of the enum case if `self` is `.applicationProblemJson`.
+                ///
+                /// - Throws: An error if `self` is not `.applicationProblemJson`.
+                /// - SeeAlso: `.applicationProblemJson`.
+                internal var applicationProblemJson: Components.Schemas.Problem {
+                    get throws {
+                        switch self {
+                        case let .applicationProblemJson(body):
+                            return body
+                        }
+                    }
+                }
+            }
+            /// Received HTTP response body
+            internal var body: Components.Responses.NodeTimeout.Body
+            /// Creates a new `NodeTimeout`.
+            ///
+            /// - Parameters:
+            ///   - body: Received HTTP response body
+            internal init(body: Components.Responses.NodeTimeout.Body) {
+                self.body = body
+            }
+        }
         internal struct ServiceUnavailable: Sendable, Hashable {
             /// - Remark: Generated from `#/components/responses/ServiceUnavailable/headers`.
             internal struct Headers: Sendable, Hashable {

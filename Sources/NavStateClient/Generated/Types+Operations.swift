@@ -775,6 +775,29 @@ internal enum Operations {
                     }
                 }
             }
+            /// Only behind the cluster proxy (deploy/nginx.conf.template): the request reached the node that holds this session, which then did not answer in time (5 s; 2 s for a creation). It may have been applied: retry a mutation only with the same Idempotency-Key, which replays the first answer if it was. A single server never answers this. Code: node_timeout.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/post(createSession)/responses/504`.
+            ///
+            /// HTTP response code: `504 gatewayTimeout`.
+            case gatewayTimeout(Components.Responses.NodeTimeout)
+            /// The associated value of the enum case if `self` is `.gatewayTimeout`.
+            ///
+            /// - Throws: An error if `self` is not `.gatewayTimeout`.
+            /// - SeeAlso: `.gatewayTimeout`.
+            internal var gatewayTimeout: Components.Responses.NodeTimeout {
+                get throws {
+                    switch self {
+                    case let .gatewayTimeout(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gatewayTimeout",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// This client address holds its share of sessions (--max-sessions-per-ip, by default a tenth of --max-sessions). Code: too_many_sessions_for_client.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/post(createSession)/responses/429`.
@@ -1019,6 +1042,29 @@ internal enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Only behind the cluster proxy (deploy/nginx.conf.template): the request reached the node that holds this session, which then did not answer in time (5 s; 2 s for a creation). It may have been applied: retry a mutation only with the same Idempotency-Key, which replays the first answer if it was. A single server never answers this. Code: node_timeout.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/get(getSession)/responses/504`.
+            ///
+            /// HTTP response code: `504 gatewayTimeout`.
+            case gatewayTimeout(Components.Responses.NodeTimeout)
+            /// The associated value of the enum case if `self` is `.gatewayTimeout`.
+            ///
+            /// - Throws: An error if `self` is not `.gatewayTimeout`.
+            /// - SeeAlso: `.gatewayTimeout`.
+            internal var gatewayTimeout: Components.Responses.NodeTimeout {
+                get throws {
+                    switch self {
+                    case let .gatewayTimeout(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gatewayTimeout",
                             response: self
                         )
                     }
@@ -1318,6 +1364,29 @@ internal enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Only behind the cluster proxy (deploy/nginx.conf.template): the request reached the node that holds this session, which then did not answer in time (5 s; 2 s for a creation). It may have been applied: retry a mutation only with the same Idempotency-Key, which replays the first answer if it was. A single server never answers this. Code: node_timeout.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/delete(deleteSession)/responses/504`.
+            ///
+            /// HTTP response code: `504 gatewayTimeout`.
+            case gatewayTimeout(Components.Responses.NodeTimeout)
+            /// The associated value of the enum case if `self` is `.gatewayTimeout`.
+            ///
+            /// - Throws: An error if `self` is not `.gatewayTimeout`.
+            /// - SeeAlso: `.gatewayTimeout`.
+            internal var gatewayTimeout: Components.Responses.NodeTimeout {
+                get throws {
+                    switch self {
+                    case let .gatewayTimeout(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gatewayTimeout",
                             response: self
                         )
                     }
@@ -1666,6 +1735,29 @@ internal enum Operations {
                     }
                 }
             }
+            /// Only behind the cluster proxy (deploy/nginx.conf.template): the request reached the node that holds this session, which then did not answer in time (5 s; 2 s for a creation). It may have been applied: retry a mutation only with the same Idempotency-Key, which replays the first answer if it was. A single server never answers this. Code: node_timeout.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/state/put(putState)/responses/504`.
+            ///
+            /// HTTP response code: `504 gatewayTimeout`.
+            case gatewayTimeout(Components.Responses.NodeTimeout)
+            /// The associated value of the enum case if `self` is `.gatewayTimeout`.
+            ///
+            /// - Throws: An error if `self` is not `.gatewayTimeout`.
+            /// - SeeAlso: `.gatewayTimeout`.
+            internal var gatewayTimeout: Components.Responses.NodeTimeout {
+                get throws {
+                    switch self {
+                    case let .gatewayTimeout(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gatewayTimeout",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// Undocumented response.
             ///
             /// A response with a code that is not documented in the OpenAPI document.
@@ -2002,6 +2094,29 @@ internal enum Operations {
                     }
                 }
             }
+            /// Only behind the cluster proxy (deploy/nginx.conf.template): the request reached the node that holds this session, which then did not answer in time (5 s; 2 s for a creation). It may have been applied: retry a mutation only with the same Idempotency-Key, which replays the first answer if it was. A single server never answers this. Code: node_timeout.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/coordinators/{cid}/delete(teardownCoordinator)/responses/504`.
+            ///
+            /// HTTP response code: `504 gatewayTimeout`.
+            case gatewayTimeout(Components.Responses.NodeTimeout)
+            /// The associated value of the enum case if `self` is `.gatewayTimeout`.
+            ///
+            /// - Throws: An error if `self` is not `.gatewayTimeout`.
+            /// - SeeAlso: `.gatewayTimeout`.
+            internal var gatewayTimeout: Components.Responses.NodeTimeout {
+                get throws {
+                    switch self {
+                    case let .gatewayTimeout(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gatewayTimeout",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// Undocumented response.
             ///
             /// A response with a code that is not documented in the OpenAPI document.
@@ -2291,6 +2406,29 @@ internal enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Only behind the cluster proxy (deploy/nginx.conf.template): the request reached the node that holds this session, which then did not answer in time (5 s; 2 s for a creation). It may have been applied: retry a mutation only with the same Idempotency-Key, which replays the first answer if it was. A single server never answers this. Code: node_timeout.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/events/get(listEvents)/responses/504`.
+            ///
+            /// HTTP response code: `504 gatewayTimeout`.
+            case gatewayTimeout(Components.Responses.NodeTimeout)
+            /// The associated value of the enum case if `self` is `.gatewayTimeout`.
+            ///
+            /// - Throws: An error if `self` is not `.gatewayTimeout`.
+            /// - SeeAlso: `.gatewayTimeout`.
+            internal var gatewayTimeout: Components.Responses.NodeTimeout {
+                get throws {
+                    switch self {
+                    case let .gatewayTimeout(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gatewayTimeout",
                             response: self
                         )
                     }
@@ -2645,6 +2783,29 @@ internal enum Operations {
                     }
                 }
             }
+            /// Only behind the cluster proxy (deploy/nginx.conf.template): the request reached the node that holds this session, which then did not answer in time (5 s; 2 s for a creation). It may have been applied: retry a mutation only with the same Idempotency-Key, which replays the first answer if it was. A single server never answers this. Code: node_timeout.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/push/post(push)/responses/504`.
+            ///
+            /// HTTP response code: `504 gatewayTimeout`.
+            case gatewayTimeout(Components.Responses.NodeTimeout)
+            /// The associated value of the enum case if `self` is `.gatewayTimeout`.
+            ///
+            /// - Throws: An error if `self` is not `.gatewayTimeout`.
+            /// - SeeAlso: `.gatewayTimeout`.
+            internal var gatewayTimeout: Components.Responses.NodeTimeout {
+                get throws {
+                    switch self {
+                    case let .gatewayTimeout(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gatewayTimeout",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// Undocumented response.
             ///
             /// A response with a code that is not documented in the OpenAPI document.
@@ -2989,6 +3150,29 @@ internal enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Only behind the cluster proxy (deploy/nginx.conf.template): the request reached the node that holds this session, which then did not answer in time (5 s; 2 s for a creation). It may have been applied: retry a mutation only with the same Idempotency-Key, which replays the first answer if it was. A single server never answers this. Code: node_timeout.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/pop/post(pop)/responses/504`.
+            ///
+            /// HTTP response code: `504 gatewayTimeout`.
+            case gatewayTimeout(Components.Responses.NodeTimeout)
+            /// The associated value of the enum case if `self` is `.gatewayTimeout`.
+            ///
+            /// - Throws: An error if `self` is not `.gatewayTimeout`.
+            /// - SeeAlso: `.gatewayTimeout`.
+            internal var gatewayTimeout: Components.Responses.NodeTimeout {
+                get throws {
+                    switch self {
+                    case let .gatewayTimeout(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gatewayTimeout",
                             response: self
                         )
                     }
@@ -3343,6 +3527,29 @@ internal enum Operations {
                     }
                 }
             }
+            /// Only behind the cluster proxy (deploy/nginx.conf.template): the request reached the node that holds this session, which then did not answer in time (5 s; 2 s for a creation). It may have been applied: retry a mutation only with the same Idempotency-Key, which replays the first answer if it was. A single server never answers this. Code: node_timeout.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/present/post(present)/responses/504`.
+            ///
+            /// HTTP response code: `504 gatewayTimeout`.
+            case gatewayTimeout(Components.Responses.NodeTimeout)
+            /// The associated value of the enum case if `self` is `.gatewayTimeout`.
+            ///
+            /// - Throws: An error if `self` is not `.gatewayTimeout`.
+            /// - SeeAlso: `.gatewayTimeout`.
+            internal var gatewayTimeout: Components.Responses.NodeTimeout {
+                get throws {
+                    switch self {
+                    case let .gatewayTimeout(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gatewayTimeout",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// Undocumented response.
             ///
             /// A response with a code that is not documented in the OpenAPI document.
@@ -3687,6 +3894,29 @@ internal enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Only behind the cluster proxy (deploy/nginx.conf.template): the request reached the node that holds this session, which then did not answer in time (5 s; 2 s for a creation). It may have been applied: retry a mutation only with the same Idempotency-Key, which replays the first answer if it was. A single server never answers this. Code: node_timeout.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/dismiss/post(dismiss)/responses/504`.
+            ///
+            /// HTTP response code: `504 gatewayTimeout`.
+            case gatewayTimeout(Components.Responses.NodeTimeout)
+            /// The associated value of the enum case if `self` is `.gatewayTimeout`.
+            ///
+            /// - Throws: An error if `self` is not `.gatewayTimeout`.
+            /// - SeeAlso: `.gatewayTimeout`.
+            internal var gatewayTimeout: Components.Responses.NodeTimeout {
+                get throws {
+                    switch self {
+                    case let .gatewayTimeout(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gatewayTimeout",
                             response: self
                         )
                     }
@@ -4041,6 +4271,29 @@ internal enum Operations {
                     }
                 }
             }
+            /// Only behind the cluster proxy (deploy/nginx.conf.template): the request reached the node that holds this session, which then did not answer in time (5 s; 2 s for a creation). It may have been applied: retry a mutation only with the same Idempotency-Key, which replays the first answer if it was. A single server never answers this. Code: node_timeout.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/back/post(back)/responses/504`.
+            ///
+            /// HTTP response code: `504 gatewayTimeout`.
+            case gatewayTimeout(Components.Responses.NodeTimeout)
+            /// The associated value of the enum case if `self` is `.gatewayTimeout`.
+            ///
+            /// - Throws: An error if `self` is not `.gatewayTimeout`.
+            /// - SeeAlso: `.gatewayTimeout`.
+            internal var gatewayTimeout: Components.Responses.NodeTimeout {
+                get throws {
+                    switch self {
+                    case let .gatewayTimeout(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gatewayTimeout",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// Undocumented response.
             ///
             /// A response with a code that is not documented in the OpenAPI document.
@@ -4385,6 +4638,29 @@ internal enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Only behind the cluster proxy (deploy/nginx.conf.template): the request reached the node that holds this session, which then did not answer in time (5 s; 2 s for a creation). It may have been applied: retry a mutation only with the same Idempotency-Key, which replays the first answer if it was. A single server never answers this. Code: node_timeout.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/replace/post(replace)/responses/504`.
+            ///
+            /// HTTP response code: `504 gatewayTimeout`.
+            case gatewayTimeout(Components.Responses.NodeTimeout)
+            /// The associated value of the enum case if `self` is `.gatewayTimeout`.
+            ///
+            /// - Throws: An error if `self` is not `.gatewayTimeout`.
+            /// - SeeAlso: `.gatewayTimeout`.
+            internal var gatewayTimeout: Components.Responses.NodeTimeout {
+                get throws {
+                    switch self {
+                    case let .gatewayTimeout(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gatewayTimeout",
                             response: self
                         )
                     }
@@ -4739,6 +5015,29 @@ internal enum Operations {
                     }
                 }
             }
+            /// Only behind the cluster proxy (deploy/nginx.conf.template): the request reached the node that holds this session, which then did not answer in time (5 s; 2 s for a creation). It may have been applied: retry a mutation only with the same Idempotency-Key, which replays the first answer if it was. A single server never answers this. Code: node_timeout.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/select-tab/post(selectTab)/responses/504`.
+            ///
+            /// HTTP response code: `504 gatewayTimeout`.
+            case gatewayTimeout(Components.Responses.NodeTimeout)
+            /// The associated value of the enum case if `self` is `.gatewayTimeout`.
+            ///
+            /// - Throws: An error if `self` is not `.gatewayTimeout`.
+            /// - SeeAlso: `.gatewayTimeout`.
+            internal var gatewayTimeout: Components.Responses.NodeTimeout {
+                get throws {
+                    switch self {
+                    case let .gatewayTimeout(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gatewayTimeout",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// Undocumented response.
             ///
             /// A response with a code that is not documented in the OpenAPI document.
@@ -5083,6 +5382,29 @@ internal enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Only behind the cluster proxy (deploy/nginx.conf.template): the request reached the node that holds this session, which then did not answer in time (5 s; 2 s for a creation). It may have been applied: retry a mutation only with the same Idempotency-Key, which replays the first answer if it was. A single server never answers this. Code: node_timeout.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/deeplink/post(deepLink)/responses/504`.
+            ///
+            /// HTTP response code: `504 gatewayTimeout`.
+            case gatewayTimeout(Components.Responses.NodeTimeout)
+            /// The associated value of the enum case if `self` is `.gatewayTimeout`.
+            ///
+            /// - Throws: An error if `self` is not `.gatewayTimeout`.
+            /// - SeeAlso: `.gatewayTimeout`.
+            internal var gatewayTimeout: Components.Responses.NodeTimeout {
+                get throws {
+                    switch self {
+                    case let .gatewayTimeout(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gatewayTimeout",
                             response: self
                         )
                     }
@@ -5437,6 +5759,29 @@ internal enum Operations {
                     }
                 }
             }
+            /// Only behind the cluster proxy (deploy/nginx.conf.template): the request reached the node that holds this session, which then did not answer in time (5 s; 2 s for a creation). It may have been applied: retry a mutation only with the same Idempotency-Key, which replays the first answer if it was. A single server never answers this. Code: node_timeout.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/batch/post(batch)/responses/504`.
+            ///
+            /// HTTP response code: `504 gatewayTimeout`.
+            case gatewayTimeout(Components.Responses.NodeTimeout)
+            /// The associated value of the enum case if `self` is `.gatewayTimeout`.
+            ///
+            /// - Throws: An error if `self` is not `.gatewayTimeout`.
+            /// - SeeAlso: `.gatewayTimeout`.
+            internal var gatewayTimeout: Components.Responses.NodeTimeout {
+                get throws {
+                    switch self {
+                    case let .gatewayTimeout(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gatewayTimeout",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// Undocumented response.
             ///
             /// A response with a code that is not documented in the OpenAPI document.
@@ -5765,6 +6110,29 @@ internal enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Only behind the cluster proxy (deploy/nginx.conf.template): the request reached the node that holds this session, which then did not answer in time (5 s; 2 s for a creation). It may have been applied: retry a mutation only with the same Idempotency-Key, which replays the first answer if it was. A single server never answers this. Code: node_timeout.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/events/stream/get(streamEvents)/responses/504`.
+            ///
+            /// HTTP response code: `504 gatewayTimeout`.
+            case gatewayTimeout(Components.Responses.NodeTimeout)
+            /// The associated value of the enum case if `self` is `.gatewayTimeout`.
+            ///
+            /// - Throws: An error if `self` is not `.gatewayTimeout`.
+            /// - SeeAlso: `.gatewayTimeout`.
+            internal var gatewayTimeout: Components.Responses.NodeTimeout {
+                get throws {
+                    switch self {
+                    case let .gatewayTimeout(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gatewayTimeout",
                             response: self
                         )
                     }
