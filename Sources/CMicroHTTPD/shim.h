@@ -3,8 +3,16 @@
 #ifndef CMICROHTTPD_SHIM_H
 #define CMICROHTTPD_SHIM_H
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <string.h>
+#include <unistd.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/prctl.h>
 #include <sys/types.h>
 #include <sys/socket.h>
 #include <microhttpd.h>
@@ -155,5 +163,83 @@ static inline ssize_t cmhd_content_reader_end_of_stream(void) {
 static inline ssize_t cmhd_content_reader_end_with_error(void) {
   return MHD_CONTENT_READER_END_WITH_ERROR;
 }
+
+// Event streams that leave libmicrohttpd (see HTTPStream+State.swift and StreamSockets.swift).
+
+/// Why: fcntl is variadic. Takes a suspended connection's socket away from libmicrohttpd: the
+/// socket moves to a new descriptor number, returned to the caller, who owns it from now on;
+/// the number libmicrohttpd holds becomes a duplicate of `stand_in` (an unconnected TCP socket,
+/// see cmhd_stand_in_socket), so that what libmicrohttpd does with its number afterwards (shut
+/// it down, set TCP options, send the chunked body's end, close it) touches the stand-in and
+/// never the client's connection. -1 (errno set, nothing changed) on failure.
+///
+/// Only for a connection libmicrohttpd has suspended: a suspended connection is out of its epoll
+/// set and its socket is left alone until it is resumed, so nothing races with the swap.
+static inline int cmhd_take_socket(int fd, int stand_in) {
+  int taken = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+  if (taken < 0) return -1;
+  if (dup3(stand_in, fd, O_CLOEXEC) < 0) {
+    int saved = errno;
+    close(taken);
+    errno = saved;
+    return -1;
+  }
+  return taken;
+}
+
+/// An unconnected TCP socket to stand in for the sockets taken by cmhd_take_socket: TCP options
+/// can be set on it (libmicrohttpd sets TCP_NODELAY and TCP_CORK around its sends and logs a
+/// failure), shutting it down does nothing, and sending on it fails at once with EPIPE.
+static inline int cmhd_stand_in_socket(void) {
+  return socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+}
+
+/// Why: TCP_NODELAY lives in netinet/tcp.h, which Swift's Glibc module does not import. An
+/// event is one small write: it must leave at once, not wait for the previous one's ACK.
+static inline int cmhd_set_nodelay(int fd) {
+  int on = 1;
+  return setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);
+}
+
+/// Why: struct epoll_event is packed on x86-64, which Swift does not import reliably; these
+/// take and give its two fields separately. `token` is the caller's 64-bit value.
+static inline int cmhd_epoll_control(int epoll_fd, int operation, int fd, uint32_t events,
+                                     uint64_t token) {
+  struct epoll_event event;
+  memset(&event, 0, sizeof event);
+  event.events = events;
+  event.data.u64 = token;
+  return epoll_ctl(epoll_fd, operation, fd, &event);
+}
+
+/// epoll_wait into two arrays of `capacity` entries: the tokens and the event bits. Returns the
+/// count, or -1 (errno set).
+static inline int cmhd_epoll_wait(int epoll_fd, uint64_t *tokens, uint32_t *events,
+                                  int capacity, int timeout_ms) {
+  struct epoll_event ready[256];
+  if (capacity > 256) capacity = 256;
+  int count = epoll_wait(epoll_fd, ready, capacity, timeout_ms);
+  for (int index = 0; index < count; index++) {
+    tokens[index] = ready[index].data.u64;
+    events[index] = ready[index].events;
+  }
+  return count;
+}
+
+/// Why: prctl is variadic (and pthread_setname_np needs _GNU_SOURCE). Names the calling thread,
+/// as `top -H` and debuggers show it (15 bytes at most).
+static inline void cmhd_name_thread(const char *name) { (void)prctl(PR_SET_NAME, name, 0, 0, 0); }
+
+/// A non-blocking eventfd, to wake a thread waiting in epoll_wait.
+static inline int cmhd_eventfd(void) { return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); }
+
+/// Why: the EPOLL* and EPOLL_CTL_* names are enums or macros Swift imports inconsistently.
+static inline uint32_t cmhd_epollin(void) { return EPOLLIN; }
+static inline uint32_t cmhd_epollout(void) { return EPOLLOUT; }
+static inline uint32_t cmhd_epoll_peer_gone(void) { return EPOLLRDHUP | EPOLLHUP | EPOLLERR; }
+static inline uint32_t cmhd_epollrdhup(void) { return EPOLLRDHUP; }
+static inline int cmhd_epoll_add(void) { return EPOLL_CTL_ADD; }
+static inline int cmhd_epoll_modify(void) { return EPOLL_CTL_MOD; }
+static inline int cmhd_epoll_delete(void) { return EPOLL_CTL_DEL; }
 
 #endif

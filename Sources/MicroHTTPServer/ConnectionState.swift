@@ -45,6 +45,9 @@ final class ConnectionState: Sendable {
   /// is until libmicrohttpd reports the connection closed (before it closes the descriptor).
   let descriptor: Int32
   private let word: Atomic<UInt64>
+  /// Its socket was handed over to an event stream, which now holds the connection's place in
+  /// the registry's count (see ``ConnectionRegistry/closed(_:)``).
+  private let heldByStream = Atomic<Bool>(false)
   /// The state of the connection's last request, kept for its next one. Touched only by the
   /// connection's worker thread (MHD serves a connection on one thread), and cleared when the
   /// connection closes, which breaks the cycle between the two.
@@ -53,12 +56,24 @@ final class ConnectionState: Sendable {
   private static let phaseShift: UInt64 = 56
   private static let deadlineMask: UInt64 = (1 << phaseShift) - 1
 
-  init(descriptor: Int32, deadline: Milliseconds) {
+  /// The client's address, for the per-address count (nil when unknown or not counted).
+  let address: ClientAddressKey?
+
+  init(descriptor: Int32, deadline: Milliseconds, address: ClientAddressKey? = nil) {
     self.descriptor = descriptor
+    self.address = address
     self.word = Atomic(Self.pack(.awaitingRequest, deadline))
   }
 
   var phase: Phase { Self.unpack(word.load(ordering: .acquiring)).phase }
+
+  /// The connection's socket now belongs to an event stream: libmicrohttpd will report the
+  /// connection closed soon, but the socket stays open until the stream ends.
+  func handOverToStream() {
+    heldByStream.store(true, ordering: .releasing)
+  }
+
+  var isHeldByStream: Bool { heldByStream.load(ordering: .acquiring) }
 
   /// Moves to `phase` with `deadline` (0: none), unless the connection already timed out.
   @discardableResult

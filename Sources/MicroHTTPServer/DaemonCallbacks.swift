@@ -54,9 +54,12 @@ func mhdConnectionChanged(
   // The C enum's cases are not imported by name here; 0 is STARTED and 1 CLOSED (microhttpd.h).
   switch code.rawValue {
   case 0:
+    let registry = context.connections
     let state = ConnectionState(
       descriptor: cmhd_connection_fd(connection),
-      deadline: context.connections.timing.waiting(from: MonotonicClock.now()))
+      deadline: registry.timing.waiting(from: MonotonicClock.now()),
+      address: registry.perAddressLimit > 0
+        ? ClientAddressKey(cmhd_client_address(connection)) : nil)
     socketContext.pointee = Unmanaged.passRetained(state).toOpaque()
     context.connections.opened(state)
   case 1:
@@ -76,7 +79,7 @@ func mhdAcceptPolicy(
 ) -> MHD_Result {
   guard let cls else { return .YES }
   let context = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue()
-  return context.connections.admits() ? .YES : .NO
+  return context.connections.admits(from: address) ? .YES : .NO
 }
 
 /// MHD_OPTION_NOTIFY_COMPLETED: the request is over (answered, failed, timed out, or the daemon
@@ -164,5 +167,7 @@ func mhdLog(
   let bytes = buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
   var message = String(decoding: bytes, as: UTF8.self)
   while message.last == "\n" { message.removeLast() }
+  // The one line each stream hand-over makes libmicrohttpd write (see HTTPStream.read).
+  if context.isStandInFailure(message) { return }
   context.log(message)
 }

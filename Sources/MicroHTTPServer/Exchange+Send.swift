@@ -29,16 +29,22 @@ extension Exchange {
     case .stream(let stream) where request.method == "HEAD":
       // The head of a stream and nothing else (RFC 9110 §9.3.2): the stream is over before it
       // starts, and the answer ends by closing the connection (see `cmhd_end_by_close`).
-      if stream.markReleased() { stream.onClose() }
+      if stream.markReleased() { stream.ended(in: nil) }
       mhdResponse = MHD_create_response_from_callback(
         cmhd_size_unknown(), 1, mhdEndAtOnce, nil, nil)
       if let mhdResponse { _ = cmhd_end_by_close(mhdResponse) }
     case .stream(let stream):
-      guard context.streams.attach(stream, to: UnsafeHandle(pointer: connection)) else {
+      // Chunked (HTTP/1.1): it may leave libmicrohttpd once its head is sent (see HTTPStream).
+      let chunked = request.isHTTP11
+      guard
+        context.streams.attach(
+          stream, to: UnsafeHandle(pointer: connection), server: context, mayHandOff: chunked,
+          keepAlive: chunked && !closing && !asksToClose())
+      else {
         context.log("an HTTPStream was returned in more than one response")
         return send(Self.internalError, close: true)
       }
-      let binding = StreamBinding(stream: stream, registry: context.streams)
+      let binding = StreamBinding(stream: stream, server: context)
       let retained = Unmanaged.passRetained(binding).toOpaque()
       mhdResponse = MHD_create_response_from_callback(
         cmhd_size_unknown(), streamBlockSize, mhdStreamRead, retained, mhdStreamFree)
@@ -61,6 +67,30 @@ extension Exchange {
     // MHD keeps its own reference while sending; a stream's free callback runs when it lets go.
     MHD_destroy_response(mhdResponse)
     return queued
+  }
+
+  /// Whether the request's `Connection` fields carry the `close` option (RFC 9112 §9.6), which
+  /// makes libmicrohttpd close the connection after the answer. Read from the header block,
+  /// which MHD keeps while the handler's answer is being queued.
+  private func asksToClose() -> Bool {
+    guard let block = UnsafeRawPointer(bitPattern: request.blockStart) else { return false }
+    for field in request.fields where field.name.length == 10 {
+      let name = UnsafeRawBufferPointer(start: block + field.name.offset, count: 10)
+      guard name.equalsIgnoringASCIICase("connection") else { continue }
+      let value = UnsafeRawBufferPointer(
+        start: block + field.value.offset, count: field.value.length)
+      for option in value.split(separator: UInt8(ascii: ",")) {
+        // An option between optional spaces and tabs.
+        var first = option.startIndex
+        var end = option.endIndex
+        while first < end, option[first] == 0x20 || option[first] == 0x09 { first += 1 }
+        while end > first, option[end - 1] == 0x20 || option[end - 1] == 0x09 { end -= 1 }
+        if UnsafeRawBufferPointer(rebasing: option[first..<end]).equalsIgnoringASCIICase("close") {
+          return true
+        }
+      }
+    }
+    return false
   }
 
   /// Adds the response's own headers and those every response carries; false if MHD refused

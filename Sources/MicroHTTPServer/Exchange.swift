@@ -77,6 +77,7 @@ struct Exchange {
     }
     // The fields stay until the state is reused for the connection's next request.
     let isHTTP11 = versionLength == 8 && strcmp(version, "HTTP/1.1") == 0
+    request.isHTTP11 = isHTTP11
     if request.hostCount > 1 || (isHTTP11 && request.hostCount == 0) {
       return .problem(
         status: 400, code: "bad_host", title: "Bad Request",

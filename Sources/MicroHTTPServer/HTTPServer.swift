@@ -28,7 +28,8 @@ public final class HTTPServer: Sendable {
   {
     let options = try DaemonOptions(configuration)
     let socket = try ListenSocket.open(host: configuration.host, port: configuration.port)
-    let context = ServerContext(configuration: configuration, handler: handler)
+    let context = ServerContext(
+      configuration: configuration, handler: handler, streamThreads: Int(options.threads))
     // Retained for MHD's callbacks; released in shutdown after MHD_stop_daemon returns.
     let cls = Unmanaged.passRetained(context).toOpaque()
     var flags =
@@ -49,6 +50,8 @@ public final class HTTPServer: Sendable {
       Unmanaged<ServerContext>.fromOpaque(cls).release()
       throw .daemonStartFailed
     }
+    context.daemon.withLock { $0 = UnsafeHandle(pointer: daemon) }
+    context.sockets.start()
     let bound = cmhd_bind_port(daemon)
     self.port = bound != 0 ? bound : configuration.port
     self.context = context
@@ -86,8 +89,9 @@ public final class HTTPServer: Sendable {
   /// 3. Finish every open stream (what is buffered is still sent, then the body ends cleanly).
   /// 4. Wait, up to `gracePeriodSeconds`, for in-flight requests and streams to complete.
   /// 5. Abort what is left: streams end with an error, suspended connections are resumed (MHD
-  ///    must not be stopped with a suspended connection).
-  /// 6. MHD_stop_daemon, which closes every connection; then release the callbacks' context.
+  ///    must not be stopped with a suspended connection), handed-over sockets are closed.
+  /// 6. MHD_stop_daemon, which closes every connection; then stop the stream loops (closing any
+  ///    socket still open) and release the callbacks' context.
   ///
   /// Must not be called from a handler, a hook or an `onClose` (it waits for the worker threads
   /// those run on).
@@ -115,7 +119,9 @@ public final class HTTPServer: Sendable {
 
     context.streams.abortAll()
     context.connections.stopSweeping()
+    context.daemon.withLock { $0 = nil }
     MHD_stop_daemon(daemon)
+    context.sockets.stop()
     Unmanaged.passUnretained(context).release()
     lifecycle.withLock { $0 = .stopped }
   }

@@ -35,6 +35,8 @@ final class RequestState {
   /// Counted in the server's in-flight requests (undone when completed).
   @exclusivity(unchecked) var counted = false
   @exclusivity(unchecked) var method = ""
+  /// The request line says exactly HTTP/1.1 (set with the headers' audit).
+  @exclusivity(unchecked) var isHTTP11 = false
   @exclusivity(unchecked) var body: [UInt8] = []
   /// The body passed `maxBodyBytes`: what follows is discarded and the answer is 413.
   @exclusivity(unchecked) var tooLarge = false

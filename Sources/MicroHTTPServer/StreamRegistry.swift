@@ -20,9 +20,16 @@ final class StreamRegistry: Sendable {
 
   /// Records a stream that is about to be sent on `connection`. Returns false if the stream is
   /// already the body of another response.
-  func attach(_ stream: HTTPStream, to connection: UnsafeHandle) -> Bool {
+  func attach(
+    _ stream: HTTPStream, to connection: UnsafeHandle, server: ServerContext, mayHandOff: Bool,
+    keepAlive: Bool
+  ) -> Bool {
     contents.withLock { contents in
-      guard stream.attach(to: connection, abortNow: contents.aborting) else { return false }
+      guard
+        stream.attach(
+          to: connection, server: server, mayHandOff: mayHandOff, keepAlive: keepAlive,
+          abortNow: contents.aborting)
+      else { return false }
       contents.streams[ObjectIdentifier(stream)] = stream
       return true
     }
@@ -43,18 +50,20 @@ final class StreamRegistry: Sendable {
     }
   }
 
-  /// Makes every open stream, and any attached from now on, end with an error at its next read,
-  /// resuming the suspended ones. After this returns no stream will call MHD_resume_connection.
+  /// Makes every open stream, and any attached from now on, end with an error at its next read
+  /// or send, resuming the suspended ones. After this returns no stream will call
+  /// MHD_resume_connection.
   func abortAll() {
     for stream in snapshot(markAborting: true) {
       stream.abort()
     }
   }
 
-  /// Ends the parked streams whose client has gone: its socket was closed or reset by the peer.
-  /// A suspended connection is not polled by libmicrohttpd, so without this a gone client is
-  /// found only by the next write (a heartbeat, up to its interval later, and a second one, as
-  /// the first write to a closed socket still succeeds). Called about once a second by the
+  /// Ends the streams parked in libmicrohttpd whose client has gone: its socket was closed or
+  /// reset by the peer. A suspended connection is not polled by libmicrohttpd, so without this
+  /// a gone client is found only by the next write (a heartbeat, up to its interval later, and
+  /// a second one, as the first write to a closed socket still succeeds). Streams handed over to
+  /// a stream loop are watched there (epoll) and skipped. Called about once a second by the
   /// sweeper; one `poll` over every parked socket. Returns how many streams it ended.
   @discardableResult
   func closeAbandoned() -> Int {
@@ -62,8 +71,6 @@ final class StreamRegistry: Sendable {
     guard !streams.isEmpty else { return 0 }
     var parked: [HTTPStream] = []
     var descriptors: [pollfd] = []
-    parked.reserveCapacity(streams.count)
-    descriptors.reserveCapacity(streams.count)
     for stream in streams {
       guard let descriptor = stream.parkedDescriptor else { continue }
       parked.append(stream)

@@ -156,9 +156,11 @@ extension SessionRecord.Data {
     var deliveries = 0
     for entry in entries {
       let frame = EventStreamFraming.event(id: entry.seq, type: entry.type, json: entry.json)
+      // Framed for the wire once: each stream keeps a reference to it, not a copy.
+      let chunk = StreamChunk(frame)
       // A failed write means the client is gone or too slow: drop it.
       subscribers.removeAll { subscriber in
-        guard subscriber.awaitsFirstEvent else { return !subscriber.stream.write(frame) }
+        guard subscriber.awaitsFirstEvent else { return !subscriber.stream.write(chunk) }
         return !subscriber.stream.write(EventStreamFraming.retryField + frame)
       }
       for index in subscribers.indices { subscribers[index].awaitsFirstEvent = false }
