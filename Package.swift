@@ -20,7 +20,6 @@ let package = Package(
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
-    .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
     .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.1.0"),
     // Only for its command-line tool, which regenerates NavStateClient's Generated/ folder.
     .package(url: "https://github.com/apple/swift-openapi-generator", from: "1.14.3"),
@@ -52,7 +51,6 @@ let package = Package(
       dependencies: [
         "NavigationCore", "NavJSON", "MicroHTTPServer",
         .product(name: "Logging", package: "swift-log"),
-        .product(name: "Metrics", package: "swift-metrics"),
         .product(name: "Prometheus", package: "swift-prometheus"),
       ],
       swiftSettings: strictSettings
