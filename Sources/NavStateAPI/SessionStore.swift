@@ -52,9 +52,9 @@ public final class SessionStore: Sendable {
   private let deliveryCount = Atomic<Int>(0)
   private let lastSubscriberID = Atomic<Int>(0)
   /// Live sessions per client address.
-  private let clientSessions = Mutex<[String: Int]>([:])
+  private let clientSessions = Mutex(ClientShares())
   /// Open event streams per client address.
-  private let clientStreams = Mutex<[String: Int]>([:])
+  private let clientStreams = Mutex(ClientShares())
   /// Sessions that ended lately, for ``endReason(of:headers:)``.
   private let endedSessions: Mutex<EndedSessions>
   /// Session ids by the time they expire at, as far as known (see ``expireIdle(now:)``).
@@ -164,7 +164,7 @@ public final class SessionStore: Sendable {
     shard(for: record.key).sessions.withLock { $0[record.key] = record }
     sessionCount.wrappingAdd(1, ordering: .relaxed)
     coordinatorCount.wrappingAdd(live, ordering: .relaxed)
-    clientSessions.withLock { $0[record.client, default: 0] += 1 }
+    clientSessions.withLock { $0.add(for: record.client) }
     memory.add(accounted)
     scheduleExpiry(of: record, at: expiresAt)
   }
@@ -190,12 +190,7 @@ public final class SessionStore: Sendable {
         headers: [("Retry-After", "60")])
     }
     let perClient = configuration.maxSessionsPerClient
-    let taken = clientSessions.withLock { counts in
-      let held = counts[client, default: 0]
-      guard held < perClient else { return false }
-      counts[client] = held + 1
-      return true
-    }
+    let taken = clientSessions.withLock { $0.take(for: client, cap: perClient) }
     guard taken else {
       sessionCount.wrappingSubtract(1, ordering: .relaxed)
       throw APIProblem(
@@ -207,10 +202,7 @@ public final class SessionStore: Sendable {
   }
 
   private func releasePlace(of client: String) {
-    clientSessions.withLock { counts in
-      let held = counts[client, default: 1] - 1
-      counts[client] = held > 0 ? held : nil
-    }
+    clientSessions.withLock { $0.giveBack(for: client) }
   }
 
   /// Brings the memory account of a session up to date after a change.
@@ -429,12 +421,7 @@ public final class SessionStore: Sendable {
   private func reserveStream(for client: String) throws(APIProblem) {
     let cap = configuration.maxStreamsPerClient
     guard cap > 0 else { return }
-    let taken = clientStreams.withLock { counts in
-      let held = counts[client, default: 0]
-      guard held < cap else { return false }
-      counts[client] = held + 1
-      return true
-    }
+    let taken = clientStreams.withLock { $0.take(for: client, cap: cap) }
     guard taken else {
       throw APIProblem(
         status: 429, code: "too_many_streams_for_client", title: "Too many event streams",
@@ -446,10 +433,7 @@ public final class SessionStore: Sendable {
 
   private func releaseStream(of client: String) {
     guard configuration.maxStreamsPerClient > 0 else { return }
-    clientStreams.withLock { counts in
-      let held = counts[client, default: 1] - 1
-      counts[client] = held > 0 ? held : nil
-    }
+    clientStreams.withLock { $0.giveBack(for: client) }
   }
 
   private func subscribe(

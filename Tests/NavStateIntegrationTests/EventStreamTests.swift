@@ -9,12 +9,6 @@ import Testing
 
 @Suite("Event streams")
 struct EventStreamTests {
-  func metric(_ server: ServerProcess, _ name: String) throws -> Double? {
-    let text = try server.client.request("GET", "/metrics").text
-    let line = text.split(separator: "\n").first { $0.hasPrefix("\(name) ") }
-    return line.flatMap { Double($0.split(separator: " ").last ?? "") }
-  }
-
   @Test("a stream starts with reset, then carries every event with its seq as id")
   func liveEvents() throws {
     let server = try ServerProcess()
@@ -160,7 +154,7 @@ struct EventStreamTests {
     #expect(stopped.map { $0["coordinator"] } == ["c2", "c1"])
     #expect(stopped.allSatisfy { $0["reason"] == "sessionEnded" })
     #expect(stream.ended)
-    #expect(try metric(server, "navstate_live_coordinators") == 0)
+    #expect(try server.metric("navstate_live_coordinators") == 0)
   }
 
   @Test("expiry stops every coordinator, children first, then session.ended with reason expired")
@@ -178,9 +172,9 @@ struct EventStreamTests {
     #expect(parsed.prefix(2).allSatisfy { $0["reason"] == "sessionEnded" })
     #expect(parsed.last?["reason"] == "expired")
     #expect(stream.ended)
-    #expect(try metric(server, "navstate_sessions_expired_total") == 1)
-    #expect(try metric(server, "navstate_live_coordinators") == 0)
-    #expect(try metric(server, "navstate_live_sessions") == 0)
+    #expect(try server.metric("navstate_sessions_expired_total") == 1)
+    #expect(try server.metric("navstate_live_coordinators") == 0)
+    #expect(try server.metric("navstate_live_sessions") == 0)
   }
 
   @Test("a subscriber that disconnects is freed (at once, or at the next heartbeat)")
@@ -195,13 +189,13 @@ struct EventStreamTests {
       _ = stream.next()
       streams.append(stream)
     }
-    #expect(try metric(server, "navstate_open_event_streams") == 5)
+    #expect(try server.metric("navstate_open_event_streams") == 5)
     for stream in streams.prefix(4) { stream.disconnect() }
     let deadline = Date().addingTimeInterval(5)
-    while try metric(server, "navstate_open_event_streams") != 1, Date() < deadline {
+    while try server.metric("navstate_open_event_streams") != 1, Date() < deadline {
       usleep(100_000)
     }
-    #expect(try metric(server, "navstate_open_event_streams") == 1)
+    #expect(try server.metric("navstate_open_event_streams") == 1)
     _ = try session.call("push", ["route": "detail", "params": ["id": 1]])
     #expect(streams[4].next()?.type == "coordinator.started")
     // The stream that stayed still gets its heartbeats (every 0.2 s here). The 4 gone ones may
@@ -225,7 +219,7 @@ struct EventStreamTests {
       try EventStreamClient(port: server.port, path: "\(session.path)/events", token: session.token)
     }
     for stream in streams { #expect(stream.next(timeout: 10)?.type == "reset") }
-    #expect(try metric(server, "navstate_open_event_streams") == 1000)
+    #expect(try server.metric("navstate_open_event_streams") == 1000)
     _ = try session.call("push", ["route": "detail", "params": ["id": 1]])
     let received = streams.filter { $0.next(timeout: 10)?.type == "coordinator.started" }.count
     #expect(received == 1000)

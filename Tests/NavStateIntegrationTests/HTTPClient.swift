@@ -150,4 +150,11 @@ struct HTTPTestClient: Sendable {
 
 extension ServerProcess {
   var client: HTTPTestClient { HTTPTestClient(port: port) }
+
+  /// The value of the unlabelled series `name` on `/metrics`, if it is there.
+  func metric(_ name: String) throws -> Double? {
+    let text = try client.request("GET", "/metrics").text
+    let line = text.split(separator: "\n").first { $0.hasPrefix("\(name) ") }
+    return line.flatMap { Double($0.split(separator: " ").last ?? "") }
+  }
 }

@@ -11,19 +11,15 @@ import Testing
 /// and what a client resuming a session that ended is told.
 @Suite("Event stream lifetimes and limits")
 struct StreamLifetimeTests {
-  private func openStreams(_ server: ServerProcess) throws -> Double? {
-    let text = try server.client.request("GET", "/metrics").text
-    let line = text.split(separator: "\n").first { $0.hasPrefix("navstate_open_event_streams ") }
-    return line.flatMap { Double($0.split(separator: " ").last ?? "") }
-  }
-
   /// Waits until `/metrics` counts `count` open streams; the seconds it took, or nil.
   private func waitForOpenStreams(_ server: ServerProcess, _ count: Double, within: Double)
     throws -> Double?
   {
     let start = Date()
     while Date().timeIntervalSince(start) < within {
-      if try openStreams(server) == count { return Date().timeIntervalSince(start) }
+      if try server.metric("navstate_open_event_streams") == count {
+        return Date().timeIntervalSince(start)
+      }
       usleep(50_000)
     }
     return nil
@@ -74,7 +70,7 @@ struct StreamLifetimeTests {
     #expect(took != nil, "5 abandoned streams still open after 5 s")
     // And the session no longer delivers to them.
     _ = try session.call("push", ["route": "detail", "params": ["id": 2]])
-    #expect(try openStreams(server) == 0)
+    #expect(try server.metric("navstate_open_event_streams") == 0)
   }
 
   @Test("one client address may hold --max-streams-per-ip streams; one more is 429")
