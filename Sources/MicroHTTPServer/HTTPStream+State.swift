@@ -166,7 +166,8 @@ extension HTTPStream {
   /// nothing to send, hands the socket over to a stream loop or suspends the connection. Called
   /// on the connection's worker thread.
   func read(into buffer: UnsafeMutableRawPointer, capacity: Int) -> Int {
-    state.withLock { state in
+    var handedTo: ServerContext?
+    let result = state.withLock { state in
       if state.handedOff {
         // Resumed after the hand-over: libmicrohttpd ends its side of the response. It sends
         // the last chunk to the stand-in socket, which fails (one log line, dropped), and
@@ -213,6 +214,7 @@ extension HTTPStream {
           held.handOverToStream()
           state.heldConnection = held
         }
+        handedTo = server
         // libmicrohttpd finishes its side when it calls the reader again (above).
         MHD_resume_connection(connection.pointer)
         // The loop puts the socket in its epoll set (to see the client leave) and sends
@@ -223,6 +225,9 @@ extension HTTPStream {
       state.suspended = true
       return 0
     }
+    // Told outside the stream's lock: the registry's lock is taken first elsewhere (attach).
+    handedTo?.streams.handedOver(self)
+    return result
   }
 
   /// MHD destroyed the response (sent, client gone, daemon stopping, or handed over). Returns

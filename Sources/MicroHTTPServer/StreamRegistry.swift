@@ -12,6 +12,9 @@ private let pollPeerClosed: Int16 = 0x2000
 final class StreamRegistry: Sendable {
   private struct Contents: Sendable {
     var streams: [ObjectIdentifier: HTTPStream] = [:]
+    /// Those still in libmicrohttpd (not handed over to a stream loop): the ones
+    /// ``closeAbandoned()`` looks at.
+    var inLibrary: [ObjectIdentifier: HTTPStream] = [:]
     /// Set by shutdown once it has aborted every stream: streams attached later start aborted.
     var aborting = false
   }
@@ -31,12 +34,21 @@ final class StreamRegistry: Sendable {
           abortNow: contents.aborting)
       else { return false }
       contents.streams[ObjectIdentifier(stream)] = stream
+      contents.inLibrary[ObjectIdentifier(stream)] = stream
       return true
     }
   }
 
+  /// The stream left libmicrohttpd: its loop watches its socket from now on.
+  func handedOver(_ stream: HTTPStream) {
+    _ = contents.withLock { $0.inLibrary.removeValue(forKey: ObjectIdentifier(stream)) }
+  }
+
   func remove(_ stream: HTTPStream) {
-    _ = contents.withLock { $0.streams.removeValue(forKey: ObjectIdentifier(stream)) }
+    contents.withLock { contents in
+      contents.streams.removeValue(forKey: ObjectIdentifier(stream))
+      contents.inLibrary.removeValue(forKey: ObjectIdentifier(stream))
+    }
   }
 
   var count: Int {
@@ -63,11 +75,11 @@ final class StreamRegistry: Sendable {
   /// reset by the peer. A suspended connection is not polled by libmicrohttpd, so without this
   /// a gone client is found only by the next write (a heartbeat, up to its interval later, and
   /// a second one, as the first write to a closed socket still succeeds). Streams handed over to
-  /// a stream loop are watched there (epoll) and skipped. Called about once a second by the
+  /// a stream loop are watched there (epoll) and not looked at. Called about once a second by the
   /// sweeper; one `poll` over every parked socket. Returns how many streams it ended.
   @discardableResult
   func closeAbandoned() -> Int {
-    let streams = snapshot(markAborting: false)
+    let streams = contents.withLock { Array($0.inLibrary.values) }
     guard !streams.isEmpty else { return 0 }
     var parked: [HTTPStream] = []
     var descriptors: [pollfd] = []

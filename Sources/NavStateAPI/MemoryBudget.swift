@@ -50,12 +50,16 @@ enum MemoryFootprint {
   static let block = 48
   /// The most an event stream's buffer may hold before the stream is dropped as too slow.
   static let streamBufferLimit = 256 * 1024
-  /// An open event stream as it really is (its first message is counted on top): libmicrohttpd's
-  /// connection memory pool (32 KiB), the socket, the stream and its subscription. Measured: 31.3
-  /// KiB of RSS per open idle stream, first message included (2,000 streams on one session,
-  /// `Benchmarks/tools/stream_rss.py BINARY 2000`). Counting the buffer's cap instead (288
-  /// KiB) let a few thousand abandoned streams exhaust the budget of a node that held a tenth of it.
-  static let stream = 32 * 1024
+  /// An open event stream as it really is (its first message is counted on top): once its head
+  /// is sent the stream leaves libmicrohttpd (see MicroHTTPServer's HTTPStream), so what stays is
+  /// the stream, its subscription and its socket. Measured on an idle stream: 1.1 to 1.6 KiB of
+  /// the process's RSS (`Benchmarks/tools/stream_rss.py BINARY 2000`; `Benchmarks/streams` at
+  /// 15,000, which also counts what opening them at once leaves in the allocator), and 4.6 KiB of
+  /// kernel memory outside RSS for the socket (slab growth per socket, 15,000 streams): 8 KiB
+  /// covers both. (31.3 KiB while libmicrohttpd kept each stream's 32 KiB connection pool.)
+  /// Counting the buffer's cap instead (288 KiB) let a few thousand abandoned streams exhaust the
+  /// budget of a node that held a tenth of it.
+  static let stream = 8 * 1024
 
   static func session(_ data: SessionRecord.Data) -> Int {
     let coordinators = data.navigation.coordinators
