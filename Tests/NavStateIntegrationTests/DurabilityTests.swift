@@ -156,8 +156,9 @@ struct DurabilityTests {
 
   @Test(
     "a full disk (a 2 MiB tmpfs) loses no acknowledged change, refuses changes until there is room, and leaves a directory that starts",
-    .enabled(if: getuid() == 0, "mounting a tmpfs needs root (CI runs as root)"))
-  func fullDisk() throws {
+    .enabled(if: getuid() == 0, "mounting a tmpfs needs root (CI runs as root)"),
+    arguments: ["always", "everysec"])
+  func fullDisk(fsync: String) throws {
     let mountPoint = temporaryDirectory()
     try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: false)
     defer { try? FileManager.default.removeItem(atPath: mountPoint) }
@@ -167,7 +168,7 @@ struct DurabilityTests {
     let filler = mountPoint + "/filler"
     try Data(count: 256 * 1024).write(to: URL(fileURLWithPath: filler))
     let path = mountPoint + "/data"
-    let arguments = ["--data-dir", path, "--fsync", "always", "--snapshot-interval", "0"]
+    let arguments = ["--data-dir", path, "--fsync", fsync, "--snapshot-interval", "0"]
     let server = try ServerProcess(arguments)
     let filled = try TestSession(server.client)
     let deleted = try TestSession(server.client)
