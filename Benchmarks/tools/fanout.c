@@ -57,6 +57,10 @@ static void fail(const char *format, ...) {
 static int connect_from(int index, int blocking) {
   int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | (blocking ? 0 : SOCK_NONBLOCK), 0);
   if (fd < 0) fail("socket: %s", strerror(errno));
+  /* The port is picked at connect, per destination: bound first, every source address would
+   * share one range of ports with the thousands a previous run left in TIME_WAIT. */
+  int on = 1;
+  setsockopt(fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &on, sizeof on);
   struct sockaddr_in source = {.sin_family = AF_INET};
   source.sin_addr.s_addr = htonl(0x7f000002 + index / PER_SOURCE);
   if (bind(fd, (struct sockaddr *)&source, sizeof source) != 0)
@@ -65,7 +69,6 @@ static int connect_from(int index, int blocking) {
   inet_pton(AF_INET, host, &server.sin_addr);
   if (connect(fd, (struct sockaddr *)&server, sizeof server) != 0 && errno != EINPROGRESS)
     fail("connect: %s", strerror(errno));
-  int on = 1;
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);
   return fd;
 }
