@@ -11,9 +11,8 @@ COPY Sources ./Sources
 COPY Tests ./Tests
 COPY Benchmarks/CoreBenchmarks ./Benchmarks/CoreBenchmarks
 RUN swift build -c release --product navstate --static-swift-stdlib
-RUN mkdir -p /out \
-    && cp "$(swift build -c release --show-bin-path)/navstate" /out/ \
-    && cp -R "$(swift build -c release --show-bin-path)/NavState_NavigationCore.resources" /out/
+# The binary alone: the built-in graphs and the web client are compiled into it.
+RUN mkdir -p /out && cp "$(swift build -c release --show-bin-path)/navstate" /out/
 
 FROM debian:bookworm-slim
 RUN apt-get update && apt-get install -y --no-install-recommends libmicrohttpd12 curl ca-certificates \

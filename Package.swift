@@ -43,7 +43,7 @@ let package = Package(
     .target(
       name: "NavigationCore",
       dependencies: ["NavJSON"],
-      resources: [.copy("Resources/demo.json")],
+      resources: [.embedInCode("Resources/demo.json")],
       swiftSettings: strictSettings
     ),
     .target(

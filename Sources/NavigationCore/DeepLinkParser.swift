@@ -49,7 +49,7 @@ public struct DeepLinkParser: Sendable {
   {
     var rest = Substring(url)
     if let hash = rest.firstIndex(of: "#") { rest = rest[..<hash] }
-    if !rest.hasPrefix("/"), let schemeEnd = rest.range(of: "://") {
+    if !rest.hasPrefix("/"), let schemeEnd = rest.firstRange(of: "://") {
       let scheme = rest[..<schemeEnd.lowerBound].lowercased()
       guard let first = scheme.first, first.isLetter,
         scheme.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == "." })
