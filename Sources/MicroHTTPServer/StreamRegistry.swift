@@ -55,6 +55,11 @@ final class StreamRegistry: Sendable {
     contents.withLock { $0.streams.count }
   }
 
+  /// Open streams still in libmicrohttpd (not handed over to a stream loop).
+  var inLibraryCount: Int {
+    contents.withLock { $0.inLibrary.count }
+  }
+
   /// Asks every open stream to end after what it has buffered.
   func finishAll() {
     for stream in snapshot(markAborting: false) {
