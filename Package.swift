@@ -46,19 +46,46 @@ let package = Package(
       resources: [.embedInCode("Resources/demo.json")],
       swiftSettings: strictSettings
     ),
+    // Sessions and what happens to them: ids and tokens, the transaction of an operation, the
+    // event log, expiry and the memory budget. It speaks no HTTP and knows no files: journaling
+    // and event delivery go through protocols (SessionJournal, EventSink).
+    .target(
+      name: "NavStateEngine",
+      dependencies: ["NavigationCore", "NavJSON"],
+      swiftSettings: strictSettings
+    ),
+    // The data directory: its lock, journal, snapshots and format; implements SessionJournal.
+    .target(
+      name: "NavStatePersistence",
+      dependencies: ["NavStateEngine", "NavigationCore", "NavJSON"],
+      swiftSettings: strictSettings
+    ),
+    // The v1 API: maps HTTP requests to the engine and its answers and refusals back to HTTP.
     .target(
       name: "NavStateAPI",
       dependencies: [
-        "NavigationCore", "NavJSON", "MicroHTTPServer",
+        "NavStateEngine", "NavigationCore", "NavJSON", "MicroHTTPServer",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "Prometheus", package: "swift-prometheus"),
+      ],
+      swiftSettings: strictSettings
+    ),
+    // The server as one value that owns start and stop order: data directory, HTTP server,
+    // timers, snapshots and signals.
+    .target(
+      name: "NavStateApp",
+      dependencies: [
+        "NavStateAPI", "NavStateEngine", "NavStatePersistence", "NavigationCore",
+        "MicroHTTPServer",
+        .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strictSettings
     ),
     .executableTarget(
       name: "navstate",
       dependencies: [
-        "NavStateAPI",
+        "NavStateApp", "NavStateAPI", "NavStateEngine", "NavStatePersistence", "NavigationCore",
+        "MicroHTTPServer",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ],
@@ -76,7 +103,7 @@ let package = Package(
     ),
     .executableTarget(
       name: "core-benchmarks",
-      dependencies: ["NavigationCore", "NavJSON", "NavStateAPI"],
+      dependencies: ["NavigationCore", "NavJSON", "NavStateEngine", "NavStateAPI"],
       path: "Benchmarks/CoreBenchmarks",
       swiftSettings: strictSettings
     ),
@@ -92,8 +119,21 @@ let package = Package(
       swiftSettings: strictSettings
     ),
     .testTarget(
+      name: "NavStateEngineTests",
+      dependencies: ["NavStateEngine", "NavigationCore", "NavJSON"],
+      swiftSettings: strictSettings
+    ),
+    .testTarget(
+      name: "NavStatePersistenceTests",
+      dependencies: ["NavStatePersistence", "NavStateEngine", "NavigationCore", "NavJSON"],
+      swiftSettings: strictSettings
+    ),
+    .testTarget(
       name: "NavStateAPITests",
-      dependencies: ["NavStateAPI"],
+      dependencies: [
+        "NavStateAPI", "NavStateEngine", "NavigationCore", "NavJSON", "MicroHTTPServer",
+        "NavStateTestSupport",
+      ],
       swiftSettings: strictSettings
     ),
     // Starts the real navstate binary on a free port, for the tests that talk HTTP to it.

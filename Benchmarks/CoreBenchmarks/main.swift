@@ -3,6 +3,7 @@
 import Foundation
 import NavJSON
 import NavStateAPI
+import NavStateEngine
 import NavigationCore
 
 #if canImport(Glibc)

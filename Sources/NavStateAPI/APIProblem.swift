@@ -1,4 +1,5 @@
 import MicroHTTPServer
+import NavStateEngine
 import NavigationCore
 
 /// A refusal at the HTTP level, shown as an RFC 9457 problem document.

@@ -21,6 +21,11 @@ enum BearerToken {
     while end > index && (header[end - 1] == space || header[end - 1] == tab) { end -= 1 }
     return index < end ? index..<end : nil
   }
+
+  /// The token's bytes within the header (nil: no bearer token).
+  static func token(in header: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8>? {
+    range(in: header).map { UnsafeBufferPointer(rebasing: header[$0]) }
+  }
 }
 
 extension UInt8 {

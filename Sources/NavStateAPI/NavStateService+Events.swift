@@ -1,6 +1,7 @@
 import Logging
 import MicroHTTPServer
 import NavJSON
+import NavStateEngine
 import NavigationCore
 
 extension NavStateService {
@@ -21,11 +22,13 @@ extension NavStateService {
   {
     let record: SessionRecord
     do {
-      record = try store.authorize(key: key, headers: request.headers)
+      record = try authorize(key, request)
     } catch {
       // A client catching up with a session that ended while it was away learns that it ended.
-      guard error.status == 404, let reason = store.endReason(of: key, headers: request.headers)
-      else { throw error }
+      let reason = request.headers.withFirstValue("authorization") { header in
+        store.endReason(of: key, token: header.flatMap(BearerToken.token(in:)))
+      }
+      guard error.status == 404, let reason else { throw error }
       throw APIProblem.sessionEnded(reason)
     }
     var after: Int? = nil
@@ -45,29 +48,8 @@ extension NavStateService {
       return try subscribe(record, after: after, client: clientAddresses.address(of: request))
     }
     let from = after ?? 0
-    var writer = JSONWriter(capacity: 2048)
-    try record.data.withLock { (data) throws(APIProblem) in
-      try Self.touch(&data, store: store)
-      writer.beginObject()
-      if let entries = data.log.after(from) {
-        writer.key("events")
-        writer.beginArray()
-        for entry in entries { writer.raw(entry.json) }
-        writer.endArray()
-      } else {
-        // The events asked for are no longer kept: hand over the whole state instead.
-        writer.key("events")
-        writer.beginArray()
-        writer.endArray()
-        writer.key("reset")
-        record.writeState(of: &data, into: &writer)
-        store.noteStateCache(of: record, &data, grew: false)
-      }
-      writer.key("lastSeq")
-      writer.int(data.navigation.lastSeq)
-      writer.endObject()
-    }
-    return Self.json(200, writer.bytes)
+    let body = try engine { () throws(EngineRefusal) in try store.events(of: record, after: from) }
+    return Self.json(200, body)
   }
 
   /// Opens a Server-Sent Events stream: the events after `after` (or, when those are no longer
@@ -75,25 +57,14 @@ extension NavStateService {
   func subscribe(_ record: SessionRecord, after: Int?, client: String) throws(APIProblem)
     -> HTTPResponse
   {
-    let stream = try store.subscribe(record, client: client) {
-      (data) throws(APIProblem) -> ([UInt8], Bool) in
-      guard !data.ended else { throw APIProblem.sessionNotFound }
-      var initial = EventStreamFraming.retryField
-      let lastSeq = data.navigation.lastSeq
-      if let after, after <= lastSeq, let entries = data.log.after(after) {
-        // Up to date already: the `retry:` line waits for the first live event.
-        guard !entries.isEmpty else { return ([], false) }
-        for entry in entries {
-          initial += EventStreamFraming.event(id: entry.seq, type: entry.type, json: entry.json)
-        }
-      } else {
-        var writer = JSONWriter(capacity: 1024)
-        record.writeState(of: &data, into: &writer)
-        store.noteStateCache(of: record, &data, grew: false)
-        initial += EventStreamFraming.event(id: lastSeq, type: "reset", json: writer.bytes)
+    let sink = try engine { () throws(EngineRefusal) in
+      try store.followEvents(of: record, after: after, client: client) {
+        maxBufferedBytes, onClose in
+        HTTPStream(maxBufferedBytes: maxBufferedBytes, onClose: onClose)
       }
-      return (initial, true)
     }
+    // The engine holds the stream as its sink; the server sends what it is given.
+    guard let stream = sink as? HTTPStream else { preconditionFailure("not an HTTPStream") }
     return .stream(
       headers: HTTPHeaders([
         ("Content-Type", "text/event-stream"), ("Cache-Control", "no-store"),
@@ -101,3 +72,6 @@ extension NavStateService {
       ]), stream)
   }
 }
+
+/// The engine delivers a session's events to the HTTP layer's streams.
+extension HTTPStream: EventSink {}

@@ -1,6 +1,7 @@
 import Logging
 import MicroHTTPServer
 import NavJSON
+import NavStateEngine
 import NavigationCore
 
 extension NavStateService {

@@ -1,35 +1,42 @@
 import Logging
 import MicroHTTPServer
 import NavJSON
+import NavStateEngine
 import NavigationCore
 
 /// HTTP details shared by the handlers: bodies, versions, preconditions.
 extension NavStateService {
 
-  /// Every authenticated call keeps the session alive for another TTL.
-  static func touch(_ data: inout SessionRecord.Data, store: SessionStore)
-    throws(APIProblem)
-  {
-    guard !data.ended else { throw APIProblem.sessionNotFound }
-    store.touch(&data)
+  /// The session a call names, if the request's `Authorization: Bearer` token is its token
+  /// (read and compared where it lies in the header, without a copy). A missing token is 401; a
+  /// malformed one 401; a wrong token and an unknown session the same 404.
+  func authorize(_ key: SessionID?, _ request: HTTPRequest) throws(APIProblem) -> SessionRecord {
+    let result = request.headers.withFirstValue("authorization") { header in
+      Result { () throws(EngineRefusal) in
+        try store.authorize(key: key, token: header.flatMap(BearerToken.token(in:)))
+      }
+    }
+    return try engine { () throws(EngineRefusal) in try result.get() }
   }
 
-  /// `If-Match: "<version>"` (or `*`): apply only at that version. A percent-encoded value
-  /// (`%221%22`, which some generated clients send) is read as its decoded form.
-  static func checkPrecondition(_ request: HTTPRequest, version: Int) throws(APIProblem) {
-    guard let raw = request.headers["if-match"] else { return }
+  /// `If-Match: "<version>"` (or `*`): apply only at that version; nil without the header. A
+  /// percent-encoded value (`%221%22`, which some generated clients send) is read as its decoded
+  /// form. A tag that is no version this server issues matches none.
+  static func precondition(_ request: HTTPRequest) -> VersionPrecondition? {
+    guard let raw = request.headers["if-match"] else { return nil }
     let header = raw.contains("%") ? (percentDecoded(raw) ?? raw) : raw
-    let current = etag(version)
-    let tags = header.split(separator: ",").map { tag in
+    var matchesAny = false
+    var versions: [Int] = []
+    for tag in header.split(separator: ",") {
       var text = tag.trimmingWhitespace()
       if text.hasPrefix("W/") { text = text.dropFirst(2) }
-      return text
+      if text == "*" { matchesAny = true }
+      guard text.count >= 3, text.first == "\"", text.last == "\"",
+        let version = Int(text.dropFirst().dropLast()), etag(version) == text
+      else { continue }
+      versions.append(version)
     }
-    guard !tags.contains(where: { $0 == "*" || $0 == current }) else { return }
-    throw APIProblem(
-      status: 412, code: "version_mismatch", title: "Precondition failed",
-      detail: "the session is at version \(version), not \(quoted(header))",
-      extra: [("version", String(version))], headers: [("ETag", current)])
+    return VersionPrecondition(matchesAny: matchesAny, versions: versions, text: header)
   }
 
   /// `"12"`, built from digits straight into the string (interpolation goes through generic

@@ -1,16 +1,10 @@
 import MicroHTTPServer
 import NavJSON
+import NavStateEngine
 
 /// Safe retries: `Idempotency-Key` on every mutation of a session (docs/behaviour.md, "Safe
 /// retries").
 extension NavStateService {
-  /// A key claimed for one request; an operation that changes the session settles it with its
-  /// answer in the same journal record.
-  struct IdempotencyClaim: Sendable {
-    var key: String
-    var fingerprint: [UInt8]
-  }
-
   /// Answers a session mutation. Without `Idempotency-Key`, `work` alone. With one, the first
   /// request decided (2xx or 4xx) under the key is remembered with its answer: a repeat of it is
   /// answered the same (`Idempotent-Replayed: true`) and changes nothing, another request under
@@ -29,17 +23,13 @@ extension NavStateService {
       guard request.headers.values("idempotency-key").count == 1,
         IdempotencyLedger.isValidKey(idempotencyKey)
       else { throw APIProblem.invalidIdempotencyKey }
-      let record = try store.authorize(key: sessionKey, headers: request.headers)
+      let record = try authorize(sessionKey, request)
       let claim = IdempotencyClaim(
         key: idempotencyKey,
         fingerprint: IdempotencyLedger.fingerprint(
           method: request.method, path: request.path, body: request.body))
-      let verdict = try record.data.withLock {
-        (data) throws(APIProblem) -> IdempotencyLedger.Claim in
-        guard !data.ended else { throw APIProblem.sessionNotFound }
-        let ledger = data.idempotency ?? IdempotencyLedger()
-        data.idempotency = ledger
-        return ledger.claim(claim.key, fingerprint: claim.fingerprint)
+      let verdict = try engine { () throws(EngineRefusal) in
+        try store.claim(claim, on: record)
       }
       switch verdict {
       case .claimed: break
@@ -65,23 +55,13 @@ extension NavStateService {
     case .buffer(let buffer): body = buffer.bytes
     case .stream: body = []
     }
-    record.data.withLock { data in
-      guard !data.ended, let ledger = data.idempotency, !ledger.isDecided(claim.key) else {
-        return
-      }
-      guard decided else {
-        ledger.release(claim.key)
-        return
-      }
-      let decision = IdempotencyLedger.Decision(
-        fingerprint: claim.fingerprint, status: response.status,
-        headers: response.headers.pairs.map { .init(name: $0.0, value: $0.1) }, body: body)
-      // Nothing changed, so a record that cannot be written loses no change: a restart would
-      // decide a retry afresh, as the same refusal.
-      _ = store.journal?.append(.decided, Journal.decided(record, key: claim.key, decision))
-      data.settle(claim.key, with: decision)
-      store.reaccount(&data)
-    }
+    store.settle(
+      claim, of: record,
+      with: decided
+        ? IdempotencyLedger.Decision(
+          fingerprint: claim.fingerprint, status: response.status,
+          headers: response.headers.pairs.map { .init(name: $0.0, value: $0.1) }, body: body)
+        : nil)
   }
 
   private static func replayed(_ decision: IdempotencyLedger.Decision) -> HTTPResponse {

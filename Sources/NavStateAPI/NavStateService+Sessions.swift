@@ -1,6 +1,7 @@
 import Logging
 import MicroHTTPServer
 import NavJSON
+import NavStateEngine
 import NavigationCore
 
 extension NavStateService {
@@ -29,47 +30,31 @@ extension NavStateService {
         }
       }
     }
-    let (record, token) = try store.create(
-      graph: graphName, root: root, client: clientAddresses.address(of: request), now: .now())
-    var writer = JSONWriter(capacity: 1024)
-    let version = record.data.withLock { data in
-      writer.beginObject()
-      writer.key("session")
-      // Not yet in use: a session that is created and then left holds no encoded state.
-      record.writeState(of: &data, into: &writer)
-      writer.key("token")
-      writer.string(token)
-      writer.endObject()
-      return data.navigation.version
+    let created = try engine { () throws(EngineRefusal) in
+      try store.createSession(
+        graph: graphName, root: root, client: clientAddresses.address(of: request))
     }
-    logger.debug("session created", metadata: ["session": "\(record.id)"])
-    var response = Self.json(201, writer)
-    response.headers.add("Location", "/v1/sessions/\(record.id)")
+    let id = created.record.id
+    let version = created.answer.version
+    logger.debug("session created", metadata: ["session": "\(id)"])
+    var response = Self.json(201, created.takeAnswer().takeBody())
+    response.headers.add("Location", "/v1/sessions/\(id)")
     response.headers.add("ETag", Self.etag(version))
     response.headers.add("Cache-Control", "no-store")
     return response
   }
 
   func getSession(_ request: HTTPRequest, key: SessionID?) throws(APIProblem) -> HTTPResponse {
-    let record = try store.authorize(key: key, headers: request.headers)
-    let (body, version) = try record.data.withLock {
-      (data) throws(APIProblem) -> (BodyBuffer, Int) in
-      try Self.touch(&data, store: store)
-      let body = record.encodedState(of: &data)
-      store.noteStateCache(of: record, &data, grew: false)
-      return (body, data.navigation.version)
-    }
-    return Self.json(200, body, etag: version)
+    let record = try authorize(key, request)
+    let state = try engine { () throws(EngineRefusal) in try store.state(of: record) }
+    let version = state.version
+    return Self.json(200, state.takeBody(), etag: version)
   }
 
   func deleteSession(_ request: HTTPRequest, key: SessionID?) throws(APIProblem) -> HTTPResponse {
-    let record = try store.authorize(key: key, headers: request.headers)
-    let events = try store.end(record, reason: .deleted) { (data) throws(APIProblem) in
-      try Self.checkPrecondition(request, version: data.navigation.version)
-      return true
-    }
-    // A concurrent delete or expiry got there first: the session is gone all the same.
-    guard !events.isEmpty else { throw APIProblem.sessionNotFound }
+    let record = try authorize(key, request)
+    let precondition = Self.precondition(request)
+    try engine { () throws(EngineRefusal) in try store.delete(record, precondition: precondition) }
     logger.debug("session deleted", metadata: ["session": "\(record.id)"])
     return HTTPResponse(status: 204)
   }

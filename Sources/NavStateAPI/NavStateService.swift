@@ -1,6 +1,7 @@
 import Logging
 import MicroHTTPServer
 import NavJSON
+import NavStateEngine
 import NavigationCore
 
 /// The v1 API (docs/behaviour.md section 6): maps HTTP requests to the session store and the core.
@@ -94,6 +95,12 @@ public final class NavStateService: Sendable {
     } catch {
       return error.response
     }
+  }
+
+  /// The command a v1 request body asked for, decoded as the API decodes it: a data directory
+  /// written in journal format 1 (which kept request bodies) is read back through it once.
+  public static func legacyCommand(_ operation: String, _ body: JSONValue) throws -> Command {
+    try CommandDecoder.command(operation, body: body)
   }
 
   func decode(_ operation: String, _ body: JSONValue) throws(APIProblem) -> Command {

@@ -1,4 +1,5 @@
 import MicroHTTPServer
+import NavStateEngine
 import Prometheus
 import Synchronization
 

@@ -3,6 +3,9 @@ import Dispatch
 import Logging
 import MicroHTTPServer
 import NavStateAPI
+import NavStateApp
+import NavStateEngine
+import NavStatePersistence
 import NavigationCore
 
 #if canImport(Glibc)
@@ -204,189 +207,50 @@ struct NavStateCommand: ParsableCommand {
   }
 
   private func serve() throws(StartupFailure) {
-    ShutdownSignal.block()
     let level = logLevel.level
     LoggingSystem.bootstrap { label in
       var handler = StreamLogHandler.standardError(label: label)
       handler.logLevel = level
       return handler
     }
-    let logger = Logger(label: "navstate")
-
-    let graphs = try loadGraphs()
-    guard graphs.contains(where: { $0.name == defaultGraph }) else {
-      let names = graphs.map(\.name).joined(separator: ", ")
-      throw StartupFailure(
-        status: .usage,
-        message: "--default-graph '\(defaultGraph)' is not a loaded graph (loaded: \(names))")
-    }
-    var storeConfiguration = StoreConfiguration()
-    storeConfiguration.maxSessions = maxSessions
-    storeConfiguration.sessionTTLSeconds = sessionTtl
-    storeConfiguration.limits = NavigationLimits(maxCoordinators: maxCoordinators)
-    storeConfiguration.eventBufferSize = eventBuffer
-    storeConfiguration.eventBufferBytes = eventBufferBytes
-    storeConfiguration.maxSessionsPerClient = maxSessionsPerIp ?? max(1, maxSessions / 10)
-    storeConfiguration.maxMemoryBytes = maxMemory * 1024 * 1024
-    storeConfiguration.maxRequestBytes = maxBodyBytes
-    storeConfiguration.heartbeatSeconds = heartbeat
-    storeConfiguration.maxStreamsPerClient = maxStreamsPerIp
-    storeConfiguration.node = node.flatMap(NodeName.init)
-    let store = SessionStore(
-      graphs: graphs, defaultGraph: defaultGraph, configuration: storeConfiguration)
-    let service = NavStateService(
-      store: store,
-      clientAddresses: ClientAddressPolicy(
-        trustedProxies: Set(trustedProxies.compactMap { canonicalIPAddress($0) })),
-      logger: logger)
-    let dataDirectory = try openDataDirectory(into: store, logger: logger)
-
-    var serverConfiguration = HTTPServerConfiguration()
-    serverConfiguration.host = host
-    serverConfiguration.port = port
+    var configuration = NavStateApplication.Configuration()
+    configuration.host = host
+    configuration.port = port
+    configuration.graphs = try GraphFiles.load(files: graphFiles)
+    configuration.defaultGraph = defaultGraph
+    configuration.store.maxSessions = maxSessions
+    configuration.store.sessionTTLSeconds = sessionTtl
+    configuration.store.limits = NavigationLimits(maxCoordinators: maxCoordinators)
+    configuration.store.eventBufferSize = eventBuffer
+    configuration.store.eventBufferBytes = eventBufferBytes
+    configuration.store.maxSessionsPerClient = maxSessionsPerIp ?? max(1, maxSessions / 10)
+    configuration.store.maxMemoryBytes = maxMemory * 1024 * 1024
+    configuration.store.maxRequestBytes = maxBodyBytes
+    configuration.store.heartbeatSeconds = heartbeat
+    configuration.store.maxStreamsPerClient = maxStreamsPerIp
+    configuration.store.node = node.flatMap(NodeName.init)
+    configuration.node = node
+    configuration.trustedProxies = Set(trustedProxies.compactMap { canonicalIPAddress($0) })
+    configuration.dataDirectory = dataDir
+    configuration.fsync = fsync.policy
+    configuration.snapshotInterval = snapshotInterval
     if let threads {
-      serverConfiguration.threads = threads
+      configuration.server.threads = threads
     } else if dataDir != nil, fsync == .always {
       // A thread waits while its change is flushed; the changes of the others that arrive
       // meanwhile share the next flush (group commit), so more threads make larger groups.
       // Measured (Benchmarks/journal, 2 cores): 0.08x of no journal with 2 threads, 0.31x with 32.
-      serverConfiguration.threads = max(serverConfiguration.threads, Self.flushingThreads)
+      configuration.server.threads = max(configuration.server.threads, Self.flushingThreads)
     }
-    serverConfiguration.maxBodyBytes = maxBodyBytes
-    serverConfiguration.connectionLimit = maxConnections
-    serverConfiguration.connectionsPerIP = maxConnectionsPerIp
-    serverConfiguration.connectionTimeoutSeconds = idleTimeout
-    serverConfiguration.headerTimeoutSeconds = headerTimeout
-    serverConfiguration.allowedHosts = allowedHosts
-    let warnings = LogThrottle<ServerLogMessage.Kind>(intervalSeconds: 10)
-    let started = ContinuousClock.now
-    let seconds = { @Sendable () -> Double in
-      let elapsed = ContinuousClock.now - started
-      return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
-    }
-    serverConfiguration.errorLog = { message in
-      // A client that goes away (a closed tab, a killed curl) is normal: debug, not a warning.
-      guard message.kind != .clientGone else {
-        logger.debug("\(message.text)")
-        return
-      }
-      let (write, suppressed) = warnings.admit(message.kind, now: seconds())
-      if suppressed > 0 { logger.warning("\(Self.summary(message.kind, suppressed))") }
-      if write { logger.warning("\(message.text)") }
-    }
-    let logFlush = RepeatingTask(label: "navstate.log", interval: 1) {
-      for (kind, suppressed) in warnings.expired(now: seconds()) {
-        logger.warning("\(Self.summary(kind, suppressed))")
-      }
-    }
-
-    let server: HTTPServer
-    do {
-      server = try HTTPServer(configuration: serverConfiguration, handler: service.router())
-    } catch {
-      throw StartupFailure(status: Self.status(of: error), message: error.description)
-    }
-    let sweeper = RepeatingTask(
-      label: "navstate.expiry", interval: min(1, max(0.05, sessionTtl / 4))
-    ) {
-      let now = Timestamp.now()
-      store.expireIdle(now: now)
-      store.dropIdleCaches(now: now)
-    }
-    // Each stream's heartbeat is due `heartbeat` seconds after its last; the task looks for
-    // due ones a few times per interval, so none is more than a quarter interval late.
-    let heartbeats = RepeatingTask(
-      label: "navstate.heartbeat", interval: min(1, max(0.05, heartbeat / 4))
-    ) {
-      store.sendHeartbeats(now: .now())
-    }
-    let journalFlush = store.journal.flatMap { journal in
-      journal.policy == .everysec
-        ? RepeatingTask(label: "navstate.fsync", interval: 1) { journal.syncIfWritten() } : nil
-    }
-    let snapshots = dataDirectory.flatMap { directory in
-      snapshotInterval > 0
-        ? RepeatingTask(label: "navstate.snapshot", interval: snapshotInterval) {
-          Self.saveSnapshot(store, to: directory, logger: logger)
-        } : nil
-    }
-    let shownHost = host.contains(":") ? "[\(host)]" : host
-    print("listening on http://\(shownHost):\(server.port)")
-    fflush(nil)
-    logger.info(
-      "serving",
-      metadata: [
-        "graphs": "\(graphs.map(\.name).joined(separator: ","))",
-        "threads": "\(serverConfiguration.threads)",
-      ])
-
-    let signalName = ShutdownSignal.wait()
-    logger.info("stopping", metadata: ["signal": "\(signalName)"])
-    sweeper.stop()
-    heartbeats.stop()
-    logFlush.stop()
-    snapshots?.stop()
-    server.shutdown()
-    // After the server: no request changes a session once the snapshot is taken.
-    if let dataDirectory { Self.saveSnapshot(store, to: dataDirectory, logger: logger) }
-    journalFlush?.stop()
-    store.journal?.finish()
-    // What was held back is still told, however little of its interval has passed.
-    for (kind, suppressed) in warnings.expired(now: .infinity) {
-      logger.warning("\(Self.summary(kind, suppressed))")
-    }
-    logger.info("stopped")
-  }
-
-  /// Opens `--data-dir` and restores the sessions its snapshot holds; nil without the option.
-  private func openDataDirectory(into store: SessionStore, logger: Logger)
-    throws(StartupFailure) -> DataDirectory?
-  {
-    guard let dataDir else { return nil }
-    let directory: DataDirectory
-    let claim: DataDirectory.NodeClaim
-    do {
-      directory = try DataDirectory(path: dataDir)
-      claim = try directory.claim(node: node)
-    } catch {
-      throw StartupFailure(status: .cannotOpenInput, message: error.description)
-    }
-    if case .other(let recorded) = claim {
-      let started = recorded.map { "--node \($0)" } ?? "no --node"
-      let restart = recorded.map { "start it with --node \($0)" } ?? "start it without --node"
-      throw StartupFailure(
-        status: .usage,
-        message:
-          "the data directory \(dataDir) holds the sessions of a server started with \(started) (every id it issued says so); \(restart), or give this node a directory of its own"
-      )
-    }
-    let started = ContinuousClock.now
-    let loaded: DataDirectory.Loaded
-    do {
-      loaded = try directory.load(into: store, journal: fsync.policy)
-    } catch {
-      throw StartupFailure(status: .badData, message: error.description)
-    }
-    if let warning = loaded.warning { logger.warning("\(warning)") }
-    let elapsed = ContinuousClock.now - started
-    logger.info(
-      "sessions restored",
-      metadata: [
-        "sessions": "\(loaded.sessions)", "journal_records": "\(loaded.replayed)",
-        "directory": "\(dataDir)",
-        "milliseconds":
-          "\(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)",
-      ])
-    return directory
-  }
-
-  static func saveSnapshot(_ store: SessionStore, to directory: DataDirectory, logger: Logger) {
-    do {
-      let count = try directory.saveSnapshot(of: store)
-      logger.debug("snapshot written", metadata: ["sessions": "\(count)"])
-    } catch {
-      logger.error("snapshot failed", metadata: ["error": "\(error.description)"])
-    }
+    configuration.server.maxBodyBytes = maxBodyBytes
+    configuration.server.connectionLimit = maxConnections
+    configuration.server.connectionsPerIP = maxConnectionsPerIp
+    configuration.server.connectionTimeoutSeconds = idleTimeout
+    configuration.server.headerTimeoutSeconds = headerTimeout
+    configuration.server.allowedHosts = allowedHosts
+    let application = NavStateApplication(
+      configuration: configuration, logger: Logger(label: "navstate"))
+    try application.run()
   }
 
   /// The values of `--fsync`.
@@ -400,69 +264,6 @@ struct NavStateCommand: ParsableCommand {
       case .no: .no
       }
     }
-  }
-
-  /// The line that stands for the warnings of one kind held back in one interval.
-  static func summary(_ kind: ServerLogMessage.Kind, _ count: Int) -> String {
-    switch kind {
-    case .connectionRefused: return "\(count) more connections refused, not logged one by one"
-    case .clientGone: return "\(count) more clients went away, not logged one by one"
-    case .other: return "\(count) more libmicrohttpd warnings, not logged one by one"
-    }
-  }
-
-  static func status(of error: HTTPServerError) -> StartupFailure.Status {
-    switch error {
-    case .addressInUse, .cannotBind, .cannotResolveHost: return .portUnavailable
-    case .invalidConfiguration: return .usage
-    case .socketFailed, .daemonStartFailed: return .systemError
-    }
-  }
-
-  func loadGraphs() throws(StartupFailure) -> [RouteGraph] {
-    var graphs: [RouteGraph]
-    do {
-      graphs = try BuiltInGraphs.load()
-    } catch {
-      throw StartupFailure(status: .cannotOpenInput, message: "\(error)")
-    }
-    for path in graphFiles {
-      let bytes = try readFile(path)
-      let graph: RouteGraph
-      do {
-        graph = try RouteGraph.decode(bytes, source: path)
-      } catch {
-        throw StartupFailure(status: .badData, message: "--graph \(error)")
-      }
-      guard !graphs.contains(where: { $0.name == graph.name }) else {
-        throw StartupFailure(
-          status: .badData,
-          message: "--graph \(path): a graph named '\(graph.name)' is already loaded")
-      }
-      graphs.append(graph)
-    }
-    return graphs
-  }
-
-  /// The whole file, or the system's reason why not (no such file, permission denied, a folder).
-  func readFile(_ path: String) throws(StartupFailure) -> [UInt8] {
-    func failure(_ code: Int32) -> StartupFailure {
-      StartupFailure(
-        status: .cannotOpenInput,
-        message: "--graph \(path): cannot read the file: \(StartupFailure.reason(code))")
-    }
-    guard let file = fopen(path, "rb") else { throw failure(errno) }
-    defer { fclose(file) }
-    var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 65536)
-    while true {
-      let count = fread(&chunk, 1, chunk.count, file)
-      if count > 0 { bytes += chunk[0..<count] }
-      if count < chunk.count { break }
-    }
-    // Reading a folder opens fine and fails here with EISDIR.
-    guard ferror(file) == 0 else { throw failure(errno) }
-    return bytes
   }
 }
 

@@ -1,0 +1,63 @@
+import NavStateEngine
+import NavigationCore
+
+/// Every refusal of the engine, worded for HTTP: the one place that gives each its status, code
+/// and headers.
+extension APIProblem {
+  init(_ refusal: EngineRefusal) {
+    switch refusal {
+    case .navigation(let error):
+      self.init(error)
+    case .unknownGraph(let name):
+      self.init(
+        status: 422, code: "unknown_graph", title: "Unknown graph",
+        detail: "no graph named \(quoted(name)) is loaded (see GET /v1/graphs)")
+    case .sessionNotFound:
+      self = .sessionNotFound
+    case .missingToken:
+      self = .missingToken
+    case .malformedToken:
+      self = .malformedToken
+    case .memoryExhausted:
+      self.init(
+        status: 503, code: "memory_exhausted", title: "Memory budget exhausted",
+        detail: "the server holds as much as its memory budget allows; retry later",
+        headers: [("Retry-After", "30")])
+    case .tooManySessions(let limit):
+      self.init(
+        status: 503, code: "too_many_sessions", title: "Too many sessions",
+        detail: "the server holds its limit of \(limit) sessions; retry later",
+        headers: [("Retry-After", "60")])
+    case .tooManySessionsForClient(let cap):
+      self.init(
+        status: 429, code: "too_many_sessions_for_client", title: "Too many sessions",
+        detail: "this client address holds its share of \(cap) sessions; end one or retry later",
+        headers: [("Retry-After", "60")])
+    case .tooManyStreamsForClient(let cap):
+      self.init(
+        status: 429, code: "too_many_streams_for_client", title: "Too many event streams",
+        detail:
+          "this client address holds its share of \(cap) open event streams; close one or retry later",
+        headers: [("Retry-After", "10")])
+    case .journalUnavailable:
+      self = .journalUnavailable
+    case .versionMismatch(let version, let precondition):
+      let current = NavStateService.etag(version)
+      self.init(
+        status: 412, code: "version_mismatch", title: "Precondition failed",
+        detail: "the session is at version \(version), not \(quoted(precondition.text))",
+        extra: [("version", String(version))], headers: [("ETag", current)])
+    }
+  }
+}
+
+/// Calls into the engine from a handler: a refusal comes out as its problem document.
+func engine<Result: ~Copyable>(_ call: () throws(EngineRefusal) -> Result) throws(APIProblem)
+  -> Result
+{
+  do {
+    return try call()
+  } catch {
+    throw APIProblem(error)
+  }
+}

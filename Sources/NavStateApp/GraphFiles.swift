@@ -1,0 +1,54 @@
+import NavigationCore
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The graphs a server serves: the built-in ones and those of `--graph` files.
+public enum GraphFiles {
+  public static func load(files graphFiles: [String]) throws(StartupFailure) -> [RouteGraph] {
+    var graphs: [RouteGraph]
+    do {
+      graphs = try BuiltInGraphs.load()
+    } catch {
+      throw StartupFailure(status: .cannotOpenInput, message: "\(error)")
+    }
+    for path in graphFiles {
+      let bytes = try readFile(path)
+      let graph: RouteGraph
+      do {
+        graph = try RouteGraph.decode(bytes, source: path)
+      } catch {
+        throw StartupFailure(status: .badData, message: "--graph \(error)")
+      }
+      guard !graphs.contains(where: { $0.name == graph.name }) else {
+        throw StartupFailure(
+          status: .badData,
+          message: "--graph \(path): a graph named '\(graph.name)' is already loaded")
+      }
+      graphs.append(graph)
+    }
+    return graphs
+  }
+
+  /// The whole file, or the system's reason why not (no such file, permission denied, a folder).
+  static func readFile(_ path: String) throws(StartupFailure) -> [UInt8] {
+    func failure(_ code: Int32) -> StartupFailure {
+      StartupFailure(
+        status: .cannotOpenInput,
+        message: "--graph \(path): cannot read the file: \(StartupFailure.reason(code))")
+    }
+    guard let file = fopen(path, "rb") else { throw failure(errno) }
+    defer { fclose(file) }
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 65536)
+    while true {
+      let count = fread(&chunk, 1, chunk.count, file)
+      if count > 0 { bytes += chunk[0..<count] }
+      if count < chunk.count { break }
+    }
+    // Reading a folder opens fine and fails here with EISDIR.
+    guard ferror(file) == 0 else { throw failure(errno) }
+    return bytes
+  }
+}

@@ -1,0 +1,253 @@
+import Dispatch
+import Logging
+import MicroHTTPServer
+import NavStateAPI
+import NavStateEngine
+import NavStatePersistence
+import NavigationCore
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The whole server as one value: it owns the order things start and stop in. Starting opens
+/// the data directory and restores its sessions before the HTTP server listens; stopping stops
+/// the timers, then the server (in-flight requests finish), then writes the last snapshot, so no
+/// request can change a session once that snapshot is taken, and last closes the journal.
+///
+/// The executable parses the command line into a ``Configuration`` and calls ``run()``; tests
+/// can ``start()`` and ``stop()`` one in their own process.
+public final class NavStateApplication {
+  public struct Configuration: Sendable {
+    public var host = "127.0.0.1"
+    public var port: UInt16 = 8080
+    public var graphs: [RouteGraph] = []
+    public var defaultGraph = "demo"
+    public var store = StoreConfiguration()
+    /// The HTTP server's settings; host, port and the error log are set from the rest.
+    public var server = HTTPServerConfiguration()
+    /// Addresses of reverse proxies whose `X-Forwarded-For` is believed.
+    public var trustedProxies: Set<String> = []
+    public var dataDirectory: String?
+    public var fsync: Journal.SyncPolicy = .everysec
+    /// Seconds between snapshots with a data directory (0: only on a graceful stop).
+    public var snapshotInterval: Double = 60
+    /// The `--node` name as given, to check against the data directory.
+    public var node: String?
+
+    public init() {}
+  }
+
+  public let configuration: Configuration
+  private let logger: Logger
+  private var running: Running?
+
+  /// What runs between ``start()`` and ``stop()``.
+  private struct Running {
+    var store: SessionStore
+    var server: HTTPServer
+    var dataDirectory: DataDirectory?
+    var tasks: [RepeatingTask]
+    var journalFlush: RepeatingTask?
+    var warnings: LogThrottle<ServerLogMessage.Kind>
+  }
+
+  public init(configuration: Configuration, logger: Logger) {
+    self.configuration = configuration
+    self.logger = logger
+  }
+
+  /// The port it listens on once started.
+  public var port: Int? { running.map { Int($0.server.port) } }
+
+  /// Starts, prints `listening on http://HOST:PORT`, serves until SIGINT or SIGTERM, and stops.
+  public func run() throws(StartupFailure) {
+    ShutdownSignal.block()
+    try start()
+    let host = configuration.host
+    let shownHost = host.contains(":") ? "[\(host)]" : host
+    print("listening on http://\(shownHost):\(port ?? 0)")
+    fflush(nil)
+    let signalName = ShutdownSignal.wait()
+    logger.info("stopping", metadata: ["signal": "\(signalName)"])
+    stop()
+  }
+
+  /// Opens the data directory (restoring its sessions), then listens and starts the timers.
+  public func start() throws(StartupFailure) {
+    let configuration = configuration
+    let logger = logger
+    guard configuration.graphs.contains(where: { $0.name == configuration.defaultGraph }) else {
+      let names = configuration.graphs.map(\.name).joined(separator: ", ")
+      throw StartupFailure(
+        status: .usage,
+        message:
+          "--default-graph '\(configuration.defaultGraph)' is not a loaded graph (loaded: \(names))"
+      )
+    }
+    let store = SessionStore(
+      graphs: configuration.graphs, defaultGraph: configuration.defaultGraph,
+      configuration: configuration.store)
+    let service = NavStateService(
+      store: store,
+      clientAddresses: ClientAddressPolicy(trustedProxies: configuration.trustedProxies),
+      logger: logger)
+    let dataDirectory = try openDataDirectory(into: store)
+
+    var serverConfiguration = configuration.server
+    serverConfiguration.host = configuration.host
+    serverConfiguration.port = configuration.port
+    let warnings = LogThrottle<ServerLogMessage.Kind>(intervalSeconds: 10)
+    let started = ContinuousClock.now
+    let seconds = { @Sendable () -> Double in
+      let elapsed = ContinuousClock.now - started
+      return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+    }
+    serverConfiguration.errorLog = { message in
+      // A client that goes away (a closed tab, a killed curl) is normal: debug, not a warning.
+      guard message.kind != .clientGone else {
+        logger.debug("\(message.text)")
+        return
+      }
+      let (write, suppressed) = warnings.admit(message.kind, now: seconds())
+      if suppressed > 0 { logger.warning("\(Self.summary(message.kind, suppressed))") }
+      if write { logger.warning("\(message.text)") }
+    }
+    let server: HTTPServer
+    do {
+      server = try HTTPServer(configuration: serverConfiguration, handler: service.router())
+    } catch {
+      dataDirectory?.journal?.finish()
+      throw StartupFailure(status: Self.status(of: error), message: error.description)
+    }
+    var tasks: [RepeatingTask] = []
+    tasks.append(
+      RepeatingTask(label: "navstate.log", interval: 1) {
+        for (kind, suppressed) in warnings.expired(now: seconds()) {
+          logger.warning("\(Self.summary(kind, suppressed))")
+        }
+      })
+    let ttl = configuration.store.sessionTTLSeconds
+    tasks.append(
+      RepeatingTask(label: "navstate.expiry", interval: min(1, max(0.05, ttl / 4))) {
+        let now = Timestamp.now()
+        store.expireIdle(now: now)
+        store.dropIdleCaches(now: now)
+      })
+    // Each stream's heartbeat is due `heartbeat` seconds after its last; the task looks for
+    // due ones a few times per interval, so none is more than a quarter interval late.
+    let heartbeat = configuration.store.heartbeatSeconds
+    tasks.append(
+      RepeatingTask(label: "navstate.heartbeat", interval: min(1, max(0.05, heartbeat / 4))) {
+        store.sendHeartbeats(now: .now())
+      })
+    if let dataDirectory, configuration.snapshotInterval > 0 {
+      tasks.append(
+        RepeatingTask(label: "navstate.snapshot", interval: configuration.snapshotInterval) {
+          Self.saveSnapshot(store, to: dataDirectory, logger: logger)
+        })
+    }
+    let journalFlush = dataDirectory?.journal.flatMap { journal in
+      journal.policy == .everysec
+        ? RepeatingTask(label: "navstate.fsync", interval: 1) { journal.syncIfWritten() } : nil
+    }
+    running = Running(
+      store: store, server: server, dataDirectory: dataDirectory, tasks: tasks,
+      journalFlush: journalFlush, warnings: warnings)
+    logger.info(
+      "serving",
+      metadata: [
+        "graphs": "\(configuration.graphs.map(\.name).joined(separator: ","))",
+        "threads": "\(serverConfiguration.threads)",
+      ])
+  }
+
+  /// Stops in order: timers, the server (in-flight requests finish), the last snapshot, the
+  /// journal.
+  public func stop() {
+    guard let running else { return }
+    self.running = nil
+    for task in running.tasks { task.stop() }
+    running.server.shutdown()
+    // After the server: no request changes a session once the snapshot is taken.
+    if let dataDirectory = running.dataDirectory {
+      Self.saveSnapshot(running.store, to: dataDirectory, logger: logger)
+    }
+    running.journalFlush?.stop()
+    running.dataDirectory?.journal?.finish()
+    // What was held back is still told, however little of its interval has passed.
+    for (kind, suppressed) in running.warnings.expired(now: .infinity) {
+      logger.warning("\(Self.summary(kind, suppressed))")
+    }
+    logger.info("stopped")
+  }
+
+  /// Opens the data directory and restores the sessions it holds; nil without one.
+  private func openDataDirectory(into store: SessionStore) throws(StartupFailure)
+    -> DataDirectory?
+  {
+    guard let dataDir = configuration.dataDirectory else { return nil }
+    let directory: DataDirectory
+    let claim: DataDirectory.NodeClaim
+    do {
+      directory = try DataDirectory(path: dataDir)
+      claim = try directory.claim(node: configuration.node)
+    } catch {
+      throw StartupFailure(status: .cannotOpenInput, message: error.description)
+    }
+    if case .other(let recorded) = claim {
+      let started = recorded.map { "--node \($0)" } ?? "no --node"
+      let restart = recorded.map { "start it with --node \($0)" } ?? "start it without --node"
+      throw StartupFailure(
+        status: .usage,
+        message:
+          "the data directory \(dataDir) holds the sessions of a server started with \(started) (every id it issued says so); \(restart), or give this node a directory of its own"
+      )
+    }
+    let started = ContinuousClock.now
+    let loaded: DataDirectory.Loaded
+    do {
+      loaded = try directory.load(
+        into: store, journal: configuration.fsync, legacyCommand: NavStateService.legacyCommand)
+    } catch {
+      throw StartupFailure(status: .badData, message: error.description)
+    }
+    if let warning = loaded.warning { logger.warning("\(warning)") }
+    let elapsed = ContinuousClock.now - started
+    logger.info(
+      "sessions restored",
+      metadata: [
+        "sessions": "\(loaded.sessions)", "journal_records": "\(loaded.replayed)",
+        "directory": "\(dataDir)",
+        "milliseconds":
+          "\(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)",
+      ])
+    return directory
+  }
+
+  static func saveSnapshot(_ store: SessionStore, to directory: DataDirectory, logger: Logger) {
+    do {
+      let count = try directory.saveSnapshot(of: store)
+      logger.debug("snapshot written", metadata: ["sessions": "\(count)"])
+    } catch {
+      logger.error("snapshot failed", metadata: ["error": "\(error.description)"])
+    }
+  }
+
+  /// The line that stands for the warnings of one kind held back in one interval.
+  static func summary(_ kind: ServerLogMessage.Kind, _ count: Int) -> String {
+    switch kind {
+    case .connectionRefused: return "\(count) more connections refused, not logged one by one"
+    case .clientGone: return "\(count) more clients went away, not logged one by one"
+    case .other: return "\(count) more libmicrohttpd warnings, not logged one by one"
+    }
+  }
+
+  static func status(of error: HTTPServerError) -> StartupFailure.Status {
+    switch error {
+    case .addressInUse, .cannotBind, .cannotResolveHost: return .portUnavailable
+    case .invalidConfiguration: return .usage
+    case .socketFailed, .daemonStartFailed: return .systemError
+    }
+  }
+}

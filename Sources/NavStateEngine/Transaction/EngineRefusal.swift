@@ -1,0 +1,28 @@
+import NavigationCore
+
+/// Why the engine did not do what it was asked. The API words each one as a problem document in
+/// one place (`APIProblem(_:)` in NavStateAPI), so the engine holds no status codes.
+public enum EngineRefusal: Error, Sendable {
+  /// The core refused the operation (a rule of the navigation model).
+  case navigation(NavigationError)
+  /// A creation named a graph that is not loaded.
+  case unknownGraph(String)
+  /// No session with this id for this token (a wrong token and an unknown id alike).
+  case sessionNotFound
+  /// The call carried no token.
+  case missingToken
+  /// The token is not one this service could have issued.
+  case malformedToken
+  /// The memory budget has no room for what the call would add.
+  case memoryExhausted
+  /// The server holds its limit of sessions.
+  case tooManySessions(limit: Int)
+  /// The caller's address holds its share of sessions.
+  case tooManySessionsForClient(cap: Int)
+  /// The caller's address holds its share of open event streams.
+  case tooManyStreamsForClient(cap: Int)
+  /// The journal could not record the change, so it was not made.
+  case journalUnavailable
+  /// The session is not at a version the call accepts (`If-Match`).
+  case versionMismatch(current: Int, precondition: VersionPrecondition)
+}

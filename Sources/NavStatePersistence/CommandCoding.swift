@@ -1,0 +1,217 @@
+import NavJSON
+import NavStateEngine
+import NavigationCore
+
+/// Commands in the journal's binary form: the core's own `Command`, not the request that asked
+/// for it, so that what is on disk does not depend on the HTTP API's schema (format 2 of the
+/// journal; format 1 kept each request's JSON body and read it back through the API's decoder).
+///
+/// Each command is a tag byte and its fields; params and results as compact JSON values
+/// (`appendJSON`), which keep a number's text; coordinator ids as their numbers, 0 for none.
+package enum CommandCoding {
+  private enum Tag: UInt8 {
+    case push = 1
+    case pop
+    case present
+    case dismiss
+    case back
+    case replace
+    case selectTab
+    case setPath
+    case deepLink
+    case teardown
+    case batch
+  }
+
+  package static func append(_ command: Command, to bytes: inout [UInt8]) {
+    switch command {
+    case .push(let request, let target, let singleTop):
+      bytes.append(Tag.push.rawValue)
+      appendRoute(request, to: &bytes)
+      bytes.appendVarint(UInt64(target?.number ?? 0))
+      bytes.append(singleTop ? 1 : 0)
+    case .pop(let amount, let result):
+      bytes.append(Tag.pop.rawValue)
+      switch amount {
+      case .count(let count):
+        bytes.append(0)
+        bytes.appendVarint(UInt64(max(0, count)))
+      case .to(let id):
+        bytes.append(1)
+        bytes.appendVarint(UInt64(id.number))
+      case .toRoot:
+        bytes.append(2)
+      }
+      appendResult(result, to: &bytes)
+    case .present(let request, let style):
+      bytes.append(Tag.present.rawValue)
+      appendRoute(request, to: &bytes)
+      bytes.append(style == .sheet ? 0 : 1)
+    case .dismiss(let target, let result):
+      bytes.append(Tag.dismiss.rawValue)
+      switch target {
+      case .current: bytes.append(0)
+      case .coordinator(let id):
+        bytes.append(1)
+        bytes.appendVarint(UInt64(id.number))
+      case .all: bytes.append(2)
+      }
+      appendResult(result, to: &bytes)
+    case .back(let result):
+      bytes.append(Tag.back.rawValue)
+      appendResult(result, to: &bytes)
+    case .replace(let request):
+      bytes.append(Tag.replace.rawValue)
+      appendRoute(request, to: &bytes)
+    case .selectTab(let selector, let container):
+      bytes.append(Tag.selectTab.rawValue)
+      switch selector {
+      case .index(let index):
+        bytes.append(0)
+        bytes.appendVarint(UInt64(max(0, index)))
+      case .route(let route):
+        bytes.append(1)
+        bytes.appendBlob(route)
+      }
+      bytes.appendVarint(UInt64(container?.number ?? 0))
+    case .setPath(let entries):
+      bytes.append(Tag.setPath.rawValue)
+      bytes.appendVarint(UInt64(entries.count))
+      for entry in entries {
+        bytes.appendBlob(entry.route)
+        bytes.appendJSON(.object(entry.params))
+        bytes.append(CompactEvent.code(of: entry.presentation))
+      }
+    case .deepLink(let url):
+      bytes.append(Tag.deepLink.rawValue)
+      bytes.appendBlob(url)
+    case .teardown(let id):
+      bytes.append(Tag.teardown.rawValue)
+      bytes.appendVarint(UInt64(id.number))
+    case .batch(let commands):
+      bytes.append(Tag.batch.rawValue)
+      bytes.appendVarint(UInt64(commands.count))
+      for command in commands { append(command, to: &bytes) }
+    }
+  }
+
+  /// The command at the reader, or nil when the bytes are not one (`depth` bounds nesting).
+  package static func read(_ reader: inout ByteReader, depth: Int = 4) -> Command? {
+    guard depth > 0, let tag = reader.byte().flatMap(Tag.init(rawValue:)) else { return nil }
+    switch tag {
+    case .push:
+      guard let request = readRoute(&reader), let target = readID(&reader),
+        let singleTop = reader.byte(), singleTop <= 1
+      else { return nil }
+      return .push(request, target: target, singleTop: singleTop == 1)
+    case .pop:
+      let amount: PopAmount
+      switch reader.byte() {
+      case 0:
+        guard let count = reader.natural() else { return nil }
+        amount = .count(count)
+      case 1:
+        guard let id = readID(&reader), let id else { return nil }
+        amount = .to(id)
+      case 2: amount = .toRoot
+      default: return nil
+      }
+      guard let result = readResult(&reader) else { return nil }
+      return .pop(amount, result: result)
+    case .present:
+      guard let request = readRoute(&reader), let style = reader.byte(), style <= 1 else {
+        return nil
+      }
+      return .present(request, style: style == 0 ? .sheet : .fullScreenCover)
+    case .dismiss:
+      let target: DismissTarget
+      switch reader.byte() {
+      case 0: target = .current
+      case 1:
+        guard let id = readID(&reader), let id else { return nil }
+        target = .coordinator(id)
+      case 2: target = .all
+      default: return nil
+      }
+      guard let result = readResult(&reader) else { return nil }
+      return .dismiss(target, result: result)
+    case .back:
+      guard let result = readResult(&reader) else { return nil }
+      return .back(result: result)
+    case .replace:
+      return readRoute(&reader).map(Command.replace)
+    case .selectTab:
+      let selector: TabSelector
+      switch reader.byte() {
+      case 0:
+        guard let index = reader.natural() else { return nil }
+        selector = .index(index)
+      case 1:
+        guard let route = reader.string() else { return nil }
+        selector = .route(route)
+      default: return nil
+      }
+      guard let container = readID(&reader) else { return nil }
+      return .selectTab(selector, container: container)
+    case .setPath:
+      guard let count = reader.count() else { return nil }
+      var entries: [PathEntry] = []
+      for _ in 0..<count {
+        guard let route = reader.string(), case .object(let params)? = reader.json(),
+          let presentation = CompactEvent.element(of: CompactEvent.presentations, &reader)
+        else { return nil }
+        entries.append(PathEntry(route: route, params: params, presentation: presentation))
+      }
+      return .setPath(entries)
+    case .deepLink:
+      return reader.string().map(Command.deepLink)
+    case .teardown:
+      guard let id = readID(&reader), let id else { return nil }
+      return .teardown(id)
+    case .batch:
+      guard let count = reader.count() else { return nil }
+      var commands: [Command] = []
+      for _ in 0..<count {
+        guard let command = read(&reader, depth: depth - 1) else { return nil }
+        commands.append(command)
+      }
+      return .batch(commands)
+    }
+  }
+
+  private static func appendRoute(_ request: RouteRequest, to bytes: inout [UInt8]) {
+    bytes.appendBlob(request.route)
+    bytes.appendJSON(.object(request.params))
+  }
+
+  private static func readRoute(_ reader: inout ByteReader) -> RouteRequest? {
+    guard let route = reader.string(), case .object(let params)? = reader.json() else {
+      return nil
+    }
+    return RouteRequest(route: route, params: params)
+  }
+
+  private static func appendResult(_ result: JSONValue?, to bytes: inout [UInt8]) {
+    guard let result else {
+      bytes.append(0)
+      return
+    }
+    bytes.append(1)
+    bytes.appendJSON(result)
+  }
+
+  /// The result: `.some(nil)` for none, nil when the bytes are not one.
+  private static func readResult(_ reader: inout ByteReader) -> JSONValue?? {
+    switch reader.byte() {
+    case 0: return .some(nil)
+    case 1: return reader.json().map { .some($0) }
+    default: return nil
+    }
+  }
+
+  /// A coordinator id: `.some(nil)` for none (0), nil when the bytes are not one.
+  private static func readID(_ reader: inout ByteReader) -> CoordinatorID?? {
+    guard let number = reader.natural() else { return nil }
+    return .some(number == 0 ? nil : CoordinatorID(number))
+  }
+}

@@ -1,0 +1,141 @@
+import NavJSON
+import NavStateEngine
+import NavigationCore
+
+/// One session as a data directory keeps it: what it takes to carry on exactly (the same id,
+/// tree, version, sequence numbers and kept events), with the token only as its SHA-256 digest.
+package enum SessionArchive {
+  /// Why bytes are not a session this server saved.
+  package struct Damage: Error {
+    package var reason: String
+  }
+
+  package static func encode(_ record: SessionRecord, _ data: SessionRecord.Data) -> [UInt8] {
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(256)
+    bytes.appendVarint(record.key.high)
+    bytes.appendVarint(record.key.low)
+    bytes.append(contentsOf: record.token.digest)
+    bytes.appendVarint(Int(record.createdAt.milliseconds))
+    bytes.appendVarint(Int(data.updatedAt.milliseconds))
+    bytes.appendVarint(Int(data.expiresAt.milliseconds))
+    bytes.appendBlob(record.client)
+    let navigation = data.navigation
+    bytes.appendBlob(navigation.graph.name)
+    bytes.appendVarint(UInt64(navigation.version))
+    bytes.appendVarint(UInt64(navigation.lastIssuedID))
+    bytes.appendVarint(UInt64(navigation.lastSeq))
+    bytes.appendVarint(UInt64(navigation.rootID?.number ?? 0))
+    bytes.appendVarint(UInt64(navigation.coordinators.count))
+    for coordinator in navigation.coordinators.values {
+      bytes.appendVarint(UInt64(coordinator.id.number))
+      bytes.appendBlob(coordinator.route)
+      bytes.appendVarint(UInt64(coordinator.params.count))
+      for (name, value) in coordinator.params {
+        bytes.appendBlob(name)
+        CompactEvent.appendParam(value, to: &bytes)
+      }
+      bytes.append(CompactEvent.code(of: coordinator.presentation))
+      bytes.appendVarint(UInt64(coordinator.parent?.number ?? 0))
+      bytes.appendVarint(UInt64(coordinator.children.count))
+      for child in coordinator.children { bytes.appendVarint(UInt64(child.number)) }
+      bytes.appendVarint(UInt64(coordinator.selectedTab.map { $0 + 1 } ?? 0))
+    }
+    let records = data.log.records
+    bytes.appendVarint(UInt64(records.count))
+    bytes.append(contentsOf: records)
+    // After the log, and only when there are any: archives without keys read as before.
+    if let decisions = data.idempotency?.decisions, !decisions.isEmpty {
+      bytes.appendVarint(UInt64(decisions.count))
+      for (key, decision) in decisions {
+        IdempotencyLedger.Decision.append(key: key, decision, to: &bytes)
+      }
+    }
+    return bytes
+  }
+
+  package static func decode(
+    _ bytes: [UInt8], graphs: [String: RouteGraph], configuration: StoreConfiguration
+  ) throws(Damage) -> SessionRecord {
+    var reader = ByteReader(bytes)
+    func need<T>(_ value: T?, _ what: String) throws(Damage) -> T {
+      guard let value else { throw Damage(reason: "cannot read its \(what)") }
+      return value
+    }
+    let key = SessionID(
+      high: try need(reader.varint(), "id"), low: try need(reader.varint(), "id"))
+    var digest: [UInt8] = []
+    for _ in 0..<32 { digest.append(try need(reader.byte(), "token digest")) }
+    let token = try need(SessionToken(digest: digest), "token digest")
+    let createdAt = Timestamp(milliseconds: Int64(try need(reader.signed(), "times")))
+    let updatedAt = Timestamp(milliseconds: Int64(try need(reader.signed(), "times")))
+    let expiresAt = Timestamp(milliseconds: Int64(try need(reader.signed(), "times")))
+    let client = try need(reader.string(), "client address")
+    let graphName = try need(reader.string(), "graph")
+    guard let graph = graphs[graphName] else {
+      throw Damage(reason: "its graph '\(graphName)' is not loaded")
+    }
+    let version = try need(reader.natural(), "version")
+    let lastIssuedID = try need(reader.natural(), "last id")
+    let lastSeq = try need(reader.natural(), "last seq")
+    let root = try need(reader.natural(), "root")
+    let count = try need(reader.count(), "coordinators")
+    var coordinators: [Coordinator] = []
+    for _ in 0..<count {
+      let id = try need(CompactEvent.coordinator(&reader), "coordinator id")
+      let route = try need(reader.string(), "route")
+      let paramCount = try need(reader.count(), "params")
+      var params = Params(minimumCapacity: paramCount)
+      for _ in 0..<paramCount {
+        let name = try need(reader.string(), "param name")
+        params[name] = try need(CompactEvent.readParam(&reader), "param value")
+      }
+      let presentation = try need(
+        CompactEvent.element(of: CompactEvent.presentations, &reader), "presentation")
+      let parent = try need(reader.natural(), "parent")
+      let childCount = try need(reader.count(), "children")
+      var children: [CoordinatorID] = []
+      for _ in 0..<childCount {
+        children.append(try need(CompactEvent.coordinator(&reader), "child"))
+      }
+      let tab = try need(reader.natural(), "selected tab")
+      coordinators.append(
+        Coordinator(
+          id: id, route: route, params: params, presentation: presentation,
+          parent: parent == 0 ? nil : CoordinatorID(parent), children: children,
+          selectedTab: tab == 0 ? nil : tab - 1))
+    }
+    let navigation: NavigationState
+    do {
+      navigation = try NavigationState(
+        restoring: graph, limits: configuration.limits, coordinators: coordinators,
+        rootID: root == 0 ? nil : CoordinatorID(root), version: version,
+        lastIssuedID: lastIssuedID, lastSeq: lastSeq)
+    } catch {
+      throw Damage(reason: "its tree is not one the operations make: \(error.detail)")
+    }
+    let logLength = try need(reader.count(), "event log")
+    let records = Array(bytes[reader.offset..<reader.offset + logLength])
+    var decisions: [(key: String, decision: IdempotencyLedger.Decision)] = []
+    if reader.offset + logLength < bytes.count {
+      reader = ByteReader(bytes, at: reader.offset + logLength)
+      let count = try need(reader.count(), "idempotency keys")
+      for _ in 0..<count {
+        decisions.append(try need(IdempotencyLedger.Decision.read(&reader), "idempotency key"))
+      }
+      guard reader.isAtEnd else { throw Damage(reason: "it has bytes after its keys") }
+    }
+    let log = try need(
+      EventLog(
+        restoring: records, capacity: configuration.eventBufferSize,
+        maxBytes: configuration.eventBufferBytes), "event log")
+    var data = SessionRecord.Data(
+      navigation: navigation, updatedAt: updatedAt, expiresAt: expiresAt, log: log)
+    data.called = true
+    for (key, decision) in decisions { data.settle(key, with: decision) }
+    data.accountedBytes = MemoryFootprint.session(data)
+    return SessionRecord(
+      key: key, node: configuration.node, token: token, createdAt: createdAt, client: client,
+      data: data)
+  }
+}
