@@ -14,6 +14,15 @@ extension APIProblem {
         detail: "no graph named \(quoted(name)) is loaded (see GET /v1/graphs)")
     case .sessionNotFound:
       self = .sessionNotFound
+    case .backendOnly(let what):
+      self.init(
+        status: 403, code: "backend_only", title: "Backend only",
+        detail: "\(what) is for the app's backend: send one of its keys as the bearer token")
+    case .backendKeyRequired:
+      self.init(
+        status: 401, code: "backend_key_required", title: "Unauthorized",
+        detail: "sessions are created by the app's backend here: send one of its keys",
+        headers: [("WWW-Authenticate", "Bearer")])
     case .missingToken:
       self = .missingToken
     case .malformedToken:

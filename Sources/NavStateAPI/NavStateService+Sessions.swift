@@ -30,6 +30,12 @@ extension NavStateService {
         }
       }
     }
+    let creatorResult = request.headers.withFirstValue("authorization") { header in
+      Result { () throws(EngineRefusal) in
+        try store.creator(token: header.flatMap(BearerToken.token(in:)))
+      }
+    }
+    _ = try engine { () throws(EngineRefusal) in try creatorResult.get() }
     let created = try engine { () throws(EngineRefusal) in
       try store.createSession(
         graph: graphName, root: root, client: clientAddresses.address(of: request))

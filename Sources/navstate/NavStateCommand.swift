@@ -148,7 +148,22 @@ struct NavStateCommand: ParsableCommand {
       valueName: "seconds"))
   var snapshotInterval: Double = 60
 
+  @Option(
+    help: ArgumentHelp(
+      "A file of the app's backend keys, one per line (at least 32 printable ASCII characters, no spaces, not the shape of a session token). A request with one as its bearer token is a backend call: it may call any session, set a session's context and load graphs. Without it there are no backend calls.",
+      valueName: "file"))
+  var backendKeyFile: String?
+
+  @Option(
+    help: ArgumentHelp(
+      "Who may create sessions: anyone, or backend (a creation without a backend key answers 401).",
+      valueName: "who"))
+  var sessionCreation: SessionCreation = .anyone
+
   func validate() throws {
+    if sessionCreation == .backend, backendKeyFile == nil {
+      throw ValidationError("--session-creation backend needs --backend-key-file")
+    }
     guard (threads ?? 1) >= 1 else { throw ValidationError("--threads must be at least 1") }
     guard maxSessions >= 1 else { throw ValidationError("--max-sessions must be at least 1") }
     guard sessionTtl > 0 else { throw ValidationError("--session-ttl must be more than 0") }
@@ -216,7 +231,7 @@ struct NavStateCommand: ParsableCommand {
     var configuration = NavStateApplication.Configuration()
     configuration.host = host
     configuration.port = port
-    configuration.graphs = try GraphFiles.load(files: graphFiles)
+    configuration.graphs = try StartupFiles.load(files: graphFiles)
     configuration.defaultGraph = defaultGraph
     configuration.store.maxSessions = maxSessions
     configuration.store.sessionTTLSeconds = sessionTtl
@@ -234,6 +249,10 @@ struct NavStateCommand: ParsableCommand {
     configuration.dataDirectory = dataDir
     configuration.fsync = fsync.policy
     configuration.snapshotInterval = snapshotInterval
+    if let backendKeyFile {
+      configuration.store.backendKeys = try StartupFiles.backendKeys(file: backendKeyFile)
+    }
+    configuration.store.sessionCreation = sessionCreation.policy
     if let threads {
       configuration.server.threads = threads
     } else if dataDir != nil, fsync == .always {
@@ -251,6 +270,13 @@ struct NavStateCommand: ParsableCommand {
     let application = NavStateApplication(
       configuration: configuration, logger: Logger(label: "navstate"))
     try application.run()
+  }
+
+  /// The values of `--session-creation`.
+  enum SessionCreation: String, ExpressibleByArgument, CaseIterable {
+    case anyone, backend
+
+    var policy: SessionCreationPolicy { self == .anyone ? .anyone : .backend }
   }
 
   /// The values of `--fsync`.

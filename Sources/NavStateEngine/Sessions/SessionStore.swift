@@ -174,14 +174,30 @@ public final class SessionStore: Sendable {
     configuration.node.map { $0.key(of: id) } ?? SessionID(bytes: id)
   }
 
-  /// The session `key`, if `token` (the bearer token's bytes, nil when the call carried none) is
-  /// its token. A wrong token and an unknown session are refused alike, in the same time.
+  /// The session `key` and who calls it: the holder of its token, or the backend with one of its
+  /// keys. `token` is the bearer token's bytes (nil when the call carried none). A wrong token
+  /// and an unknown session are refused alike, in the same time.
   package func authorize(key: SessionID?, token: UnsafeBufferPointer<UInt8>?)
     throws(EngineRefusal) -> SessionRecord
   {
+    try authorizeCaller(key: key, token: token).record
+  }
+
+  /// ``authorize(key:token:)``, saying who called.
+  package func authorizeCaller(key: SessionID?, token: UnsafeBufferPointer<UInt8>?)
+    throws(EngineRefusal) -> (record: SessionRecord, caller: Caller)
+  {
     guard let token else { throw EngineRefusal.missingToken }
-    // Decided from the token's shape alone, so it says nothing about sessions.
-    guard SecureRandom.isWellFormedToken(token) else { throw EngineRefusal.malformedToken }
+    // Decided from the token's shape alone, so it says nothing about sessions. A backend key
+    // never has a session token's shape (see BackendKeys), so a session's call pays nothing.
+    guard SecureRandom.isWellFormedToken(token) else {
+      guard let keys = configuration.backendKeys, keys.matches(token) else {
+        throw EngineRefusal.malformedToken
+      }
+      guard let record = key.flatMap({ key in shard(for: key).sessions.withLock { $0[key] } })
+      else { throw EngineRefusal.sessionNotFound }
+      return (record, .backend)
+    }
     let record = key.flatMap { key in shard(for: key).sessions.withLock { $0[key] } }
     // Compared even when the id is unknown, so both failures take the same time.
     guard let record else {
@@ -189,7 +205,19 @@ public final class SessionStore: Sendable {
       throw EngineRefusal.sessionNotFound
     }
     guard record.token.matches(token) else { throw EngineRefusal.sessionNotFound }
-    return record
+    return (record, .sessionHolder)
+  }
+
+  /// Who a creation comes from: the backend when `token` is one of its keys, else anyone. With
+  /// `--session-creation backend`, anyone else is refused.
+  package func creator(token: UnsafeBufferPointer<UInt8>?) throws(EngineRefusal) -> Caller? {
+    let isBackend =
+      token.map { token in configuration.backendKeys?.matches(token) ?? false } ?? false
+    if isBackend { return .backend }
+    guard configuration.sessionCreation == .anyone else {
+      throw EngineRefusal.backendKeyRequired
+    }
+    return nil
   }
 
   /// ``authorize(key:token:)`` for an id and a token as text.

@@ -28,5 +28,10 @@ public struct StoreConfiguration: Sendable {
   /// rather than that it does not exist.
   public var endedSessionMemorySeconds: Double = 600
 
+  /// The keys of the app's own backend (`--backend-key-file`); nil: there are no backend calls.
+  public var backendKeys: BackendKeys?
+  /// Who may create sessions (`--session-creation`).
+  public var sessionCreation: SessionCreationPolicy = .anyone
+
   public init() {}
 }

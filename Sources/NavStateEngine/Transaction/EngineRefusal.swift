@@ -9,6 +9,10 @@ public enum EngineRefusal: Error, Sendable {
   case unknownGraph(String)
   /// No session with this id for this token (a wrong token and an unknown id alike).
   case sessionNotFound
+  /// Only the backend may do this (`what` says what was asked).
+  case backendOnly(what: String)
+  /// Sessions are created by the backend only (`--session-creation backend`).
+  case backendKeyRequired
   /// The call carried no token.
   case missingToken
   /// The token is not one this service could have issued.

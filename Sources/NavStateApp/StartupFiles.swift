@@ -1,11 +1,13 @@
+import NavStateEngine
 import NavigationCore
 
 #if canImport(Glibc)
   import Glibc
 #endif
 
-/// The graphs a server serves: the built-in ones and those of `--graph` files.
-public enum GraphFiles {
+/// The files named on the command line: `--graph` files (besides the built-in graphs) and
+/// `--backend-key-file`.
+public enum StartupFiles {
   public static func load(files graphFiles: [String]) throws(StartupFailure) -> [RouteGraph] {
     var graphs: [RouteGraph]
     do {
@@ -32,11 +34,24 @@ public enum GraphFiles {
   }
 
   /// The whole file, or the system's reason why not (no such file, permission denied, a folder).
-  static func readFile(_ path: String) throws(StartupFailure) -> [UInt8] {
+  /// The keys of `--backend-key-file`; a file that is not one refuses to start (65), naming
+  /// the line but never the key.
+  public static func backendKeys(file path: String) throws(StartupFailure) -> BackendKeys {
+    let bytes = try readFile(path, option: "--backend-key-file")
+    do {
+      return try BackendKeys(fileContents: bytes)
+    } catch {
+      throw StartupFailure(status: .badData, message: "--backend-key-file \(path): \(error)")
+    }
+  }
+
+  static func readFile(_ path: String, option: String = "--graph") throws(StartupFailure)
+    -> [UInt8]
+  {
     func failure(_ code: Int32) -> StartupFailure {
       StartupFailure(
         status: .cannotOpenInput,
-        message: "--graph \(path): cannot read the file: \(StartupFailure.reason(code))")
+        message: "\(option) \(path): cannot read the file: \(StartupFailure.reason(code))")
     }
     guard let file = fopen(path, "rb") else { throw failure(errno) }
     defer { fclose(file) }
