@@ -53,6 +53,11 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
         .product(name: "Prometheus", package: "swift-prometheus"),
       ],
+      // The web client's files, compiled into the binary (read as `PackageResources.app_js`...).
+      resources: [
+        .embedInCode("WebClient/index.html"), .embedInCode("WebClient/app.css"),
+        .embedInCode("WebClient/app.js"), .embedInCode("WebClient/favicon.svg"),
+      ],
       swiftSettings: strictSettings
     ),
     .executableTarget(
