@@ -68,6 +68,11 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
         .product(name: "Prometheus", package: "swift-prometheus"),
       ],
+      // The web client's files, compiled into the binary (read as `PackageResources.app_js`...).
+      resources: [
+        .embedInCode("WebClient/index.html"), .embedInCode("WebClient/app.css"),
+        .embedInCode("WebClient/app.js"), .embedInCode("WebClient/favicon.svg"),
+      ],
       swiftSettings: strictSettings
     ),
     // The server as one value that owns start and stop order: data directory, HTTP server,

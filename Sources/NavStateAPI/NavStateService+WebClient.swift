@@ -1,15 +1,37 @@
 import MicroHTTPServer
 
-/// The web client's files. Each is a constant built once: the page, its style, its script and
-/// its icon, with headers that keep a browser from running anything else in the page's name.
+/// The thin web client: one page (HTML, CSS and vanilla JavaScript, no build step, nothing loaded
+/// from elsewhere), served by the binary at `GET /`, with its style, script and icon as files of
+/// their own (`/app.css`, `/app.js`, `/favicon.svg`) so that its Content-Security-Policy needs no
+/// `'unsafe-inline'`.
+///
+/// - It creates a session on any loaded graph (`GET /v1/graphs`) or opens one by id and token.
+///   The token lives in `sessionStorage` only and travels in the `Authorization` header, never
+///   in a URL: the event stream is read with `fetch` and a `ReadableStream`, not `EventSource`.
+/// - It draws the tree and the visible path, and builds its buttons from the graph: push,
+///   present, replace (with typed param fields), pop, back, dismiss, tabs, teardown, deep links.
+/// - It stays in step with changes made elsewhere (another tab, curl): after each burst of
+///   events it re-reads the state (unless it already holds that version), applies a `reset`
+///   event's state as is, and reconnects with `Last-Event-ID` after a drop.
+///
+/// Its files are real files in `WebClient/` (`index.html`, `app.css`, `app.js`, `favicon.svg`),
+/// compiled into the binary by SwiftPM (`.embedInCode` resources, read as `PackageResources`),
+/// so the binary serves them with no folder beside it. They are served byte for byte as they
+/// are on disk: nothing is substituted into them, since everything the page shows of this server
+/// (its graphs, sessions and versions) it fetches from the API. Each response, headers included,
+/// is built once when the router is made, and is a constant from then on.
 extension NavStateService {
   func addWebClient(to router: inout Router) {
+    let page = Self.webClientFile(
+      "text/html; charset=utf-8", PackageResources.index_html, isPage: true)
+    let icon = Self.webClientFile("image/svg+xml", PackageResources.favicon_svg)
     let files: [(path: String, response: HTTPResponse)] = [
-      ("/", Self.webClientFile("text/html; charset=utf-8", WebClientPage.html, isPage: true)),
-      ("/app.css", Self.webClientFile("text/css; charset=utf-8", WebClientPage.style)),
-      ("/app.js", Self.webClientFile("text/javascript; charset=utf-8", WebClientPage.script)),
-      ("/favicon.svg", Self.webClientFile("image/svg+xml", WebClientPage.icon)),
-      ("/favicon.ico", Self.webClientFile("image/svg+xml", WebClientPage.icon)),
+      ("/", page),
+      ("/app.css", Self.webClientFile("text/css; charset=utf-8", PackageResources.app_css)),
+      ("/app.js", Self.webClientFile("text/javascript; charset=utf-8", PackageResources.app_js)),
+      // The icon also where browsers look for one by default.
+      ("/favicon.svg", icon),
+      ("/favicon.ico", icon),
     ]
     for (path, response) in files {
       router.add("GET", path, constant: response)

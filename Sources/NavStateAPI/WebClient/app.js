@@ -1,0 +1,594 @@
+"use strict";
+const $ = (id) => document.getElementById(id);
+const SAVED = "navstate.session";  // sessionStorage only: tokens never go into URLs
+const app = {
+  graphs: {}, sid: null, token: null, session: null, ended: null, lastSeq: null,
+  retry: 2000, generation: 0, connection: null, refreshTimer: null, inputs: {},
+};
+
+class ApiError extends Error {
+  constructor(problem, status) {
+    super(problem.title || "request failed");
+    this.problem = problem;
+    this.status = status;
+  }
+}
+
+function h(tag, attrs, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs || {})) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else node.setAttribute(key, value === true ? "" : value);
+  }
+  for (const child of children.flat()) {
+    if (child !== undefined && child !== null && child !== false) node.append(child);
+  }
+  return node;
+}
+
+// A user action: its refusal is already shown as a problem, nothing else to do.
+const action = (work) => (event) => {
+  if (event && event.preventDefault) event.preventDefault();
+  Promise.resolve().then(work).catch(() => {});
+};
+
+function showProblem(problem) {
+  const known = new Set(["type", "title", "status", "detail", "code", "instance"]);
+  const extra = Object.entries(problem).filter(([key]) => !known.has(key))
+    .map(([key, value]) => `${key}: ${JSON.stringify(value)}`).join(" · ");
+  const box = $("problem");
+  box.replaceChildren(
+    h("div", { class: "body" },
+      h("strong", {}, problem.title || "Error"),
+      h("span", { class: "code", "data-testid": "problem-code" },
+        `${problem.status || ""} ${problem.code || ""}`.trim()),
+      h("div", { class: "detail", "data-testid": "problem-detail" }, problem.detail || ""),
+      extra ? h("div", { class: "extra" }, extra) : null),
+    h("button", { class: "x", "aria-label": "dismiss", title: "dismiss",
+      "data-testid": "problem-close", onclick: hideProblem }, "×"));
+  box.hidden = false;
+}
+
+function hideProblem() { $("problem").hidden = true; }
+
+async function api(method, path, body, { token = app.token, quiet = false } = {}) {
+  const headers = { Accept: "application/json" };
+  if (token) headers.Authorization = `Bearer ${token}`;
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  let response;
+  try {
+    response = await fetch(path, { method, headers, cache: "no-store",
+      body: body === undefined ? undefined : JSON.stringify(body) });
+  } catch (error) {
+    const failure = new ApiError({ title: "Network error", code: "network_error",
+      detail: "the service did not answer: " + (error.message || error) }, 0);
+    if (!quiet) showProblem(failure.problem);
+    throw failure;
+  }
+  const text = await response.text();
+  let data = null;
+  try { data = text ? JSON.parse(text) : null; } catch (error) { data = null; }
+  if (!response.ok) {
+    const problem = data && typeof data === "object" ? data :
+      { title: response.statusText || "Error", detail: text };
+    if (problem.status === undefined) problem.status = response.status;
+    const failure = new ApiError(problem, response.status);
+    if (!quiet) showProblem(problem);
+    throw failure;
+  }
+  if (!quiet) hideProblem();
+  return data;
+}
+
+async function operate(name, body = {}) {
+  if (!app.session) return;
+  const answer = await api("POST", `/v1/sessions/${enc(app.sid)}/${name}`, body);
+  if (answer && answer.session) setSession(answer.session);
+}
+
+const enc = (text) => encodeURIComponent(text);
+
+// The result handed back by back, pop and dismiss must be JSON: a typo is refused here, with
+// a word, rather than sent as a string the receiving screen never expected.
+function withResult(body = {}) {
+  const field = $("result");
+  const text = field.value.trim();
+  field.removeAttribute("aria-invalid");
+  if (!text) return body;
+  try {
+    return { ...body, result: JSON.parse(text) };
+  } catch (error) {
+    field.setAttribute("aria-invalid", "true");
+    const problem = { title: "The result is not valid JSON", code: "invalid_result",
+      detail: `${error.message}. Write JSON: a quoted "text", a number, true, or {"key": 1}.` };
+    showProblem(problem);
+    throw new ApiError(problem, 0);
+  }
+}
+
+// Only a newer state (or another session) is drawn again: answers and GETs may cross.
+function setSession(session) {
+  const current = app.session;
+  if (current && current.id === session.id && session.version < current.version) return;
+  const changed = !current || current.id !== session.id || current.version !== session.version;
+  app.session = session;
+  if (changed) render();
+}
+
+// Graphs ------------------------------------------------------------------------------------
+
+const graphsReady = (async () => {
+  const data = await api("GET", "/v1/graphs", undefined, { token: null });
+  for (const graph of data.graphs) {
+    app.graphs[graph.name] = graph;
+    $("graph").append(h("option", { value: graph.name }, graph.name));
+  }
+  if (app.graphs.demo) $("graph").value = "demo";
+  fillRoots();
+})();
+
+function fillRoots() {
+  const graph = app.graphs[$("graph").value];
+  const roots = graph ? graph.routes.filter((route) => route.root) : [];
+  $("root").replaceChildren(...roots.map((route) => h("option", { value: route.name },
+    route.name === graph.root ? `${route.name} (graph root)` : route.name)));
+  if (graph) $("root").value = graph.root;
+  fillRootParams();
+}
+
+function fillRootParams() {
+  const graph = app.graphs[$("graph").value];
+  const route = graph && graph.routes.find((item) => item.name === $("root").value);
+  $("root-params").replaceChildren(...(route ? paramInputs(route, "root") : []));
+}
+
+// Param forms, typed from the graph: int and number fields, a true/false choice for bool.
+function paramInputs(route, scope) {
+  return Object.entries(route.params || {}).map(([name, spec]) => {
+    const key = `${scope}.${route.name}.${name}`;
+    const fallback = spec.default === undefined ? "" : String(spec.default);
+    const value = app.inputs[key] ?? fallback;
+    const common = { class: "param", "data-param": name, "data-type": spec.type,
+      "data-testid": scope === "root" ? `root-param-${name}` : `param-${route.name}-${name}`,
+      "aria-label": `${route.name} ${name} (${spec.type})`, title: `${name}: ${spec.type}` +
+        (spec.required ? ", required" : ", optional"),
+      oninput: (event) => { app.inputs[key] = event.target.value; } };
+    if (spec.type === "bool") {
+      const select = h("select", common, h("option", { value: "" }, `${name}?`),
+        h("option", { value: "true" }, "true"), h("option", { value: "false" }, "false"));
+      select.value = value;
+      return select;
+    }
+    const numeric = spec.type === "int" || spec.type === "number";
+    return h("input", { ...common, type: numeric ? "number" : "text",
+      step: spec.type === "int" ? "1" : spec.type === "number" ? "any" : null,
+      required: spec.required, value,
+      placeholder: `${name}${spec.required ? " *" : ""}` });
+  });
+}
+
+function readParams(route, container) {
+  const params = {};
+  for (const [name, spec] of Object.entries(route.params || {})) {
+    const input = container.querySelector(`[data-param="${name}"]`);
+    if (!input || input.value === "") continue;
+    const text = spec.type === "string" ? input.value : input.value.trim();
+    if (spec.type === "int" && /^-?\d+$/.test(text)) params[name] = parseInt(text, 10);
+    else if (spec.type === "number" && text !== "" && !isNaN(Number(text))) {
+      params[name] = Number(text);
+    } else if (spec.type === "bool" && (text === "true" || text === "false")) {
+      params[name] = text === "true";
+    } else params[name] = text;  // the service explains what is wrong with it
+  }
+  return params;
+}
+
+// Sessions ----------------------------------------------------------------------------------
+
+async function createSession() {
+  await graphsReady;
+  const graph = app.graphs[$("graph").value];
+  const body = { graph: graph.name };
+  const rootName = $("root").value;
+  if (rootName) {
+    const route = graph.routes.find((item) => item.name === rootName);
+    body.root = { route: rootName, params: readParams(route, $("root-params")) };
+  }
+  const created = await api("POST", "/v1/sessions", body, { token: null });
+  attach(created.session.id, created.token, created.session);
+}
+
+async function openSession(id, token, quiet = false) {
+  await graphsReady;
+  if (!id || !token) {
+    showProblem({ title: "Session id and token needed", code: "missing_input",
+      detail: "paste the id and the token shown when the session was created" });
+    return;
+  }
+  const session = await api("GET", `/v1/sessions/${enc(id)}`, undefined, { token, quiet });
+  attach(id, token, session);
+}
+
+function attach(id, token, session) {
+  stopStream();
+  app.sid = id;
+  app.token = token;
+  app.session = null;
+  app.ended = null;
+  app.lastSeq = null;
+  sessionStorage.setItem(SAVED, JSON.stringify({ id, token }));
+  $("open-id").value = "";
+  $("open-token").value = "";
+  $("log").replaceChildren();
+  setSession(session);
+  follow();
+}
+
+async function endSession() {
+  if (!app.session) return;
+  const sid = app.sid;
+  await api("DELETE", `/v1/sessions/${enc(sid)}`);
+  // The stream brings the stopped coordinators and session.ended; if it is down, end here.
+  setTimeout(() => { if (app.sid === sid) ended("deleted"); }, 1500);
+}
+
+function ended(reason) {
+  if (app.ended) return;
+  app.ended = reason || "ended";
+  app.session = null;
+  clearTimeout(app.refreshTimer);
+  stopStream();
+  sessionStorage.removeItem(SAVED);
+  setLive("ended");
+  render();
+}
+
+// The event stream: Server-Sent Events read with fetch, so the token travels in a header.
+function stopStream() {
+  app.generation += 1;
+  if (app.connection) app.connection.abort();
+  app.connection = null;
+}
+
+function setLive(status) {
+  const live = $("live");
+  live.textContent = status;
+  live.className = `status ${status}`;
+}
+
+async function follow() {
+  stopStream();
+  const generation = app.generation;
+  const current = () => generation === app.generation && app.session !== null;
+  while (current()) {
+    const connection = new AbortController();
+    app.connection = connection;
+    let watchdog = null;
+    // Heartbeats come every 15 s: a longer silence means a dead connection.
+    const arm = () => {
+      clearTimeout(watchdog);
+      watchdog = setTimeout(() => connection.abort(), 40000);
+    };
+    try {
+      setLive(app.lastSeq === null ? "connecting" : "reconnecting");
+      const headers = { Accept: "text/event-stream", Authorization: `Bearer ${app.token}` };
+      if (app.lastSeq !== null) headers["Last-Event-ID"] = app.lastSeq;
+      arm();
+      const response = await fetch(`/v1/sessions/${enc(app.sid)}/events/stream`,
+        { headers, signal: connection.signal, cache: "no-store" });
+      if (response.status === 401 || response.status === 404) {
+        if (current()) ended("not found");
+        return;
+      }
+      if (!response.ok || !response.body) throw new Error(`events: ${response.status}`);
+      if (current()) setLive("live");
+      await readFrames(response.body, arm, (frame) => { if (current()) dispatch(frame); });
+    } catch (error) {
+      // dropped, aborted or refused: reconnect below unless this stream was replaced
+    } finally {
+      clearTimeout(watchdog);
+    }
+    if (!current()) return;
+    setLive("reconnecting");
+    await new Promise((resolve) => setTimeout(resolve, app.retry));
+  }
+}
+
+async function readFrames(body, onChunk, onFrame) {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let buffer = "";
+  let carriage = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    onChunk();
+    let text = carriage + decoder.decode(value, { stream: true });
+    carriage = text.endsWith("\r") ? "\r" : "";
+    if (carriage) text = text.slice(0, -1);
+    buffer += text.replace(/\r\n?/g, "\n");
+    let end;
+    while ((end = buffer.indexOf("\n\n")) >= 0) {
+      const block = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      onFrame(parseFrame(block));
+    }
+  }
+}
+
+function parseFrame(block) {
+  const frame = { id: null, event: "message", data: [], retry: null };
+  for (const line of block.split("\n")) {
+    if (line === "" || line.startsWith(":")) continue;  // ": heartbeat"
+    const colon = line.indexOf(":");
+    const field = colon < 0 ? line : line.slice(0, colon);
+    let value = colon < 0 ? "" : line.slice(colon + 1);
+    if (value.startsWith(" ")) value = value.slice(1);
+    if (field === "id") frame.id = value;
+    else if (field === "event") frame.event = value;
+    else if (field === "data") frame.data.push(value);
+    else if (field === "retry" && /^\d+$/.test(value)) frame.retry = Number(value);
+  }
+  return frame;
+}
+
+function dispatch(frame) {
+  if (frame.retry !== null) app.retry = frame.retry;
+  if (frame.id !== null && frame.id !== "") app.lastSeq = frame.id;
+  if (frame.data.length === 0) return;
+  let payload;
+  try { payload = JSON.parse(frame.data.join("\n")); } catch (error) { return; }
+  if (frame.event === "reset") {
+    logEntry("reset", frame.id, [h("span", {}, `state at version ${payload.version}`)]);
+    setSession(payload);
+    return;
+  }
+  logEvent(frame.event, payload);
+  if (frame.event === "session.ended") { ended(payload.reason); return; }
+  // Events come in bursts (one per coordinator): one GET after the burst is enough, and none
+  // when this page already holds that version (its own operation's answer).
+  if (!app.session || payload.version > app.session.version) refresh();
+}
+
+function refresh() {
+  clearTimeout(app.refreshTimer);
+  const sid = app.sid;
+  app.refreshTimer = setTimeout(async () => {
+    try {
+      const session = await api("GET", `/v1/sessions/${enc(sid)}`, undefined, { quiet: true });
+      if (sid === app.sid && !app.ended) setSession(session);
+    } catch (error) {
+      if (error.status === 404 && sid === app.sid) ended("not found");
+    }
+  }, 30);
+}
+
+// The event log ------------------------------------------------------------------------------
+
+function paramsText(params) {
+  const parts = Object.entries(params || {}).map(([key, value]) =>
+    `${key}=${typeof value === "string" && value !== "" ? value : JSON.stringify(value)}`);
+  return parts.join(", ");
+}
+
+function logEvent(type, event) {
+  const parts = [];
+  if (event.coordinator) parts.push(h("span", { class: "co" }, event.coordinator));
+  if (event.route) parts.push(h("span", {}, event.route));
+  if (event.params && Object.keys(event.params).length) {
+    parts.push(h("span", { class: "params" }, paramsText(event.params)));
+  }
+  if (event.presentation) parts.push(h("span", { class: "badge " + event.presentation },
+    event.presentation));
+  if (event.parent) parts.push(h("span", { class: "why" }, `in ${event.parent}`));
+  if (event.tab !== undefined) parts.push(h("span", {}, `tab ${event.tab}`));
+  if (event.reason) parts.push(h("span", { class: "why" }, event.reason));
+  if ("result" in event) parts.push(h("span", { class: "params" },
+    `result ${JSON.stringify(event.result)}`));
+  logEntry(type, event.seq, parts);
+}
+
+function logEntry(type, seq, parts) {
+  const kind = type.split(".").pop().replace("selected", "tab");
+  const time = new Date().toLocaleTimeString([], { hour12: false });
+  $("log").prepend(h("li", { "data-testid": "event", "data-type": type, "data-seq": seq },
+    h("span", { class: "seq" }, seq === undefined ? "" : `#${seq}`),
+    h("span", { class: "what" }, h("span", { class: `type ${kind}` }, type), ...parts),
+    h("time", {}, time)));
+  while ($("log").children.length > 300) $("log").lastChild.remove();
+}
+
+// Drawing ----------------------------------------------------------------------------------
+
+function render() {
+  const focused = document.activeElement;
+  const focusId = focused && focused.dataset ? focused.dataset.testid : undefined;
+  const session = app.session;
+  $("sid").textContent = app.sid || "–";
+  $("token").textContent = app.token || "–";
+  $("graph-name").textContent = session ? session.graph : "–";
+  $("version").textContent = session ? session.version : "–";
+  $("nav").disabled = !session;
+  $("end").disabled = !session;
+  renderPath(session);
+  renderTree(session);
+  renderActions(session);
+  // A re-render replaces the forms: keep the caret where the user was typing.
+  if (focusId && !document.body.contains(focused)) {
+    const again = document.querySelector(`[data-testid="${CSS.escape(focusId)}"]`);
+    if (again) again.focus();
+  }
+}
+
+const isModal = (presentation) =>
+  presentation === "sheet" || presentation === "fullScreenCover";
+
+function renderPath(session) {
+  const box = $("path");
+  if (!session) {
+    box.replaceChildren(h("p", { class: "empty" }, app.ended ?
+      `This session has ended (${app.ended}).` : "No session: create one or open one."));
+    return;
+  }
+  const path = session.path;
+  const allowed = session.allowed;
+  let context = "root";
+  let depth = 0;
+  box.replaceChildren(...path.map((item, index) => {
+    if (isModal(item.presentation)) { context = item.presentation; depth = 0; }
+    else if (item.presentation === "push") depth += 1;
+    else depth = 0;
+    const active = item.id === session.active;
+    const actions = [];
+    if (isModal(item.presentation) && allowed.teardown.includes(item.id)) {
+      actions.push(h("button", { class: "link", "data-testid": `dismiss-${item.id}`,
+        onclick: action(() => operate("dismiss", withResult({ coordinator: item.id }))) },
+        "dismiss"));
+    }
+    const card = h("div", {
+        class: `card ${item.presentation} in-${context}${active ? " active" : ""}`,
+        "data-testid": "path-card", "data-route": item.route, "data-id": item.id,
+        "data-presentation": item.presentation, "data-active": active ? "true" : "false" },
+      item.presentation === "sheet" ? h("span", { class: "grabber" }) : null,
+      h("div", { class: "head" },
+        h("span", { class: "route" }, item.route),
+        h("span", { class: "params" }, paramsText(item.params)),
+        h("span", { class: "spacer" }),
+        active ? h("span", { class: "pill" }, "active") : null,
+        h("span", { class: `badge ${item.presentation}` }, item.presentation),
+        h("span", { class: "cid" }, item.id)),
+      actions.length ? h("div", { class: "actions" }, actions) : null);
+    if (item.presentation === "push") card.style.setProperty("--depth", Math.min(depth, 8));
+    return card;
+  }));
+}
+
+function renderTree(session) {
+  const tree = $("tree");
+  if (!session || !session.root) { tree.replaceChildren(); return; }
+  const visible = new Set(session.path.map((item) => item.id));
+  const node = (item, selected) => {
+    const removable = session.allowed.teardown.includes(item.id);
+    const classes = ["node"];
+    if (visible.has(item.id)) classes.push("visible");
+    if (item.id === session.active) classes.push("active");
+    return h("li", { class: classes.join(" "), "data-testid": "tree-node",
+        "data-id": item.id, "data-route": item.route, "data-presentation": item.presentation },
+      h("span", { class: "label" },
+        h("span", { class: "cid" }, item.id),
+        h("strong", {}, item.route),
+        h("span", { class: "params" }, paramsText(item.params)),
+        h("span", { class: `badge ${item.presentation}` }, item.presentation),
+        selected ? h("span", { class: "mark" }, "selected") : null),
+      removable ? h("button", { class: "x", title: `tear down ${item.id} and all under it`,
+        "aria-label": `tear down ${item.id}`, "data-testid": `teardown-${item.id}`,
+        onclick: action(() => teardown(item.id)) }, "×") : null,
+      item.children.length ? h("ul", {}, item.children.map((child, position) =>
+        node(child, child.presentation === "tab" && item.selectedTab === position))) : null);
+  };
+  tree.replaceChildren(node(session.root, false));
+}
+
+function findNode(root, id) {
+  const queue = [root];
+  while (queue.length) {
+    const item = queue.shift();
+    if (item.id === id) return item;
+    queue.push(...item.children);
+  }
+  return null;
+}
+
+// Every control here comes from the state's `allowed` (what the server would accept now)
+// and the graph's param declarations: the page holds no navigation rule of its own.
+function renderActions(session) {
+  const routesBox = $("routes");
+  const tabsBox = $("tabs");
+  routesBox.replaceChildren();
+  tabsBox.replaceChildren();
+  const allowed = session ? session.allowed : null;
+  for (const [id, enabled] of [["back", allowed && allowed.back], ["pop", allowed && allowed.pop],
+      ["pop-root", allowed && allowed.pop], ["dismiss", allowed && allowed.dismiss],
+      ["dismiss-all", allowed && allowed.dismiss]]) {
+    $(id).disabled = !enabled;
+  }
+  if (!session || !app.graphs[session.graph]) return;
+  const graph = app.graphs[session.graph];
+  const path = session.path;
+  const activeItem = path[path.length - 1];
+
+  if (allowed.tabs.length) {
+    // The tab container the server acts on: the nearest one on the visible path.
+    const container = [...path].reverse().map((item) => findNode(session.root, item.id))
+      .find((node) => node && node.selectedTab !== undefined);
+    const selected = container ? container.children[container.selectedTab] : null;
+    tabsBox.append(
+      h("h3", {}, `Tabs of ${container ? container.route : ""} `,
+        h("span", { class: "hint" }, container ? container.id : "")),
+      h("div", { class: "segmented", "data-testid": "tabs" },
+        allowed.tabs.map((tab) => h("button", {
+          class: selected && selected.route === tab ? "on" : "",
+          "data-testid": `tab-${tab}`,
+          onclick: action(() => operate("select-tab", { tab })) }, tab))));
+  }
+
+  routesBox.append(h("h3", {}, `Show from ${activeItem.route} `,
+    h("span", { class: "hint" }, `${activeItem.id} · replace swaps it`)));
+  const rows = h("div", { class: "rows" });
+  const kinds = [["push", "push", (body) => operate("push", body)],
+    ["sheet", "present-sheet", (body) => operate("present", { ...body, style: "sheet" })],
+    ["fullScreenCover", "present-cover",
+      (body) => operate("present", { ...body, style: "fullScreenCover" })],
+    ["replace", "replace", (body) => operate("replace", body)]];
+  const labels = { push: "push", sheet: "sheet", fullScreenCover: "cover", replace: "replace" };
+  for (const route of graph.routes) {
+    const offered = kinds.filter(([kind]) => allowed[kind].includes(route.name));
+    if (!offered.length) continue;
+    const row = h("div", { class: "row", "data-testid": `route-${route.name}` },
+      h("span", { class: "name" }, route.name));
+    row.append(...paramInputs(route, "op"));
+    const body = () => ({ route: route.name, params: readParams(route, row) });
+    row.append(h("span", { class: "buttons" }, offered.map(([kind, testid, work]) =>
+      h("button", { "data-testid": `${testid}-${route.name}`,
+        onclick: action(() => work(body())) }, labels[kind]))));
+    rows.append(row);
+  }
+  if (!rows.children.length) {
+    rows.append(h("p", { class: "empty" }, `${activeItem.route} shows no further routes.`));
+  }
+  routesBox.append(rows);
+}
+
+async function teardown(id) {
+  const answer = await api("DELETE", `/v1/sessions/${enc(app.sid)}/coordinators/${enc(id)}`);
+  if (answer && answer.session) setSession(answer.session);  // 204: it was already gone
+}
+
+// Wiring -----------------------------------------------------------------------------------
+
+$("graph").addEventListener("change", fillRoots);
+$("root").addEventListener("change", fillRootParams);
+$("create").addEventListener("click", action(createSession));
+$("open-form").addEventListener("submit", action(() =>
+  openSession($("open-id").value.trim(), $("open-token").value.trim())));
+$("end").addEventListener("click", action(endSession));
+$("back").addEventListener("click", action(() => operate("back", withResult())));
+$("pop").addEventListener("click", action(() => operate("pop", withResult())));
+$("pop-root").addEventListener("click", action(() =>
+  operate("pop", withResult({ toRoot: true }))));
+$("dismiss").addEventListener("click", action(() => operate("dismiss", withResult())));
+$("dismiss-all").addEventListener("click", action(() =>
+  operate("dismiss", withResult({ all: true }))));
+$("deeplink-form").addEventListener("submit", action(() =>
+  operate("deeplink", { url: $("deeplink").value.trim() })));
+
+render();
+graphsReady.then(() => {
+  // A reload keeps the session of this tab (sessionStorage is per tab, never in the URL).
+  let saved = null;
+  try { saved = JSON.parse(sessionStorage.getItem(SAVED) || "null"); } catch (error) {}
+  if (saved && saved.id && saved.token) {
+    openSession(saved.id, saved.token, true).catch(() => sessionStorage.removeItem(SAVED));
+  }
+}).catch(() => {});
