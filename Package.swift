@@ -20,7 +20,6 @@ let package = Package(
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
-    .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.1.0"),
     // Only for its command-line tool, which regenerates NavStateClient's Generated/ folder.
     .package(url: "https://github.com/apple/swift-openapi-generator", from: "1.14.3"),
     .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
@@ -66,7 +65,6 @@ let package = Package(
       dependencies: [
         "NavStateEngine", "NavigationCore", "NavJSON", "MicroHTTPServer",
         .product(name: "Logging", package: "swift-log"),
-        .product(name: "Prometheus", package: "swift-prometheus"),
       ],
       // The web client's files, compiled into the binary (read as `PackageResources.app_js`...).
       resources: [
@@ -120,7 +118,7 @@ let package = Package(
     ),
     .testTarget(
       name: "MicroHTTPServerTests",
-      dependencies: ["MicroHTTPServer"],
+      dependencies: ["MicroHTTPServer", "NavStateTestSupport"],
       swiftSettings: strictSettings
     ),
     .testTarget(
@@ -137,11 +135,12 @@ let package = Package(
       name: "NavStateAPITests",
       dependencies: [
         "NavStateAPI", "NavStateEngine", "NavigationCore", "NavJSON", "MicroHTTPServer",
-        "NavStateTestSupport",
+        "NavStateTestSupport", .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strictSettings
     ),
-    // Starts the real navstate binary on a free port, for the tests that talk HTTP to it.
+    // Starts the real navstate binary on a free port, for the tests that talk HTTP to it, and
+    // the raw HTTP client they and MicroHTTPServerTests share.
     .target(name: "NavStateTestSupport", path: "Tests/NavStateTestSupport"),
     .testTarget(
       name: "NavStateIntegrationTests",

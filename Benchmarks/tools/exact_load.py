@@ -4,7 +4,8 @@ each. Benchmarks/instructions brackets the second phase with callgrind_control.
 Usage: exact_load.py PORT WORKLOAD WARM COUNT
   WORKLOAD: healthz | state (a 4-deep session) | pushpop (a batch push+pop) |
             pushthenpop (a push, then its pop, as two requests; counted per pair) |
-            createdelete (one creation and one deletion per unit) | baseline (GET / of hello.c)"""
+            createdelete (one creation and one deletion per unit) | metrics (GET /metrics) |
+            baseline (GET / of hello.c)"""
 import json
 import socket
 import sys
@@ -71,6 +72,7 @@ if workload in ("state", "pushpop", "pushthenpop"):
                          {"route": "detail", "params": {"id": 9}})
     pop_request = frame("POST", f"/v1/sessions/{sid}/pop", token, {})
 healthz_request = frame("GET", "/healthz")
+metrics_request = frame("GET", "/metrics")
 baseline_request = frame("GET", "/")
 
 
@@ -78,6 +80,8 @@ def unit(index):
     connection = connections[index % len(connections)]
     if workload == "healthz":
         exchange(connection, healthz_request)
+    elif workload == "metrics":
+        exchange(connection, metrics_request)
     elif workload == "baseline":
         exchange(connection, baseline_request)
     elif workload == "state":
