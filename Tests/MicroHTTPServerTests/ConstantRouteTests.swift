@@ -1,3 +1,4 @@
+import NavStateTestSupport
 import Synchronization
 import XCTest
 

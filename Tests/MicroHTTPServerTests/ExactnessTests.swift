@@ -1,3 +1,4 @@
+import NavStateTestSupport
 import Synchronization
 import XCTest
 
@@ -165,23 +166,5 @@ final class ExactnessTests: XCTestCase {
     } else {
       XCTFail("gzip is not read")
     }
-  }
-}
-
-extension RawHTTPClient {
-  /// Every byte until the server closes the connection.
-  func readToEnd(timeout: Double = 3) throws -> [UInt8] {
-    var bytes: [UInt8] = []
-    let deadline = monotonicSeconds() + timeout
-    while monotonicSeconds() < deadline {
-      do {
-        bytes += try readAvailable()
-      } catch Failure.closed {
-        return bytes
-      } catch Failure.timeout {
-        continue
-      }
-    }
-    throw Failure.timeout
   }
 }

@@ -1,3 +1,4 @@
+import NavStateTestSupport
 import XCTest
 
 @testable import MicroHTTPServer

@@ -1,4 +1,5 @@
 import Dispatch
+import NavStateTestSupport
 import XCTest
 
 @testable import MicroHTTPServer

@@ -1,4 +1,5 @@
 import Glibc
+import NavStateTestSupport
 import Synchronization
 
 @testable import MicroHTTPServer

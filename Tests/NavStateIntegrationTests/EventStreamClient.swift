@@ -1,4 +1,5 @@
 import Foundation
+import NavStateTestSupport
 
 #if canImport(Glibc)
   import Glibc

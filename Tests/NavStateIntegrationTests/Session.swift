@@ -1,4 +1,5 @@
 import NavJSON
+import NavStateTestSupport
 import Testing
 
 /// A session opened on a running server, with its token.
