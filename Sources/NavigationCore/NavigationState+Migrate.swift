@@ -62,9 +62,11 @@ extension NavigationState {
     if staysAsItIs(through: graphs, isOpen: isOpen) {
       return MigrationSummary(outcome: .unchanged)
     }
+    // Known to change: straight to the settling, which is all a dry run needs (no version
+    // bump, no session.migrated, no numbered events).
     var scratch = self
     var pending = PendingEvents()
-    let outcome = try scratch.migrate(through: graphs, isOpen: isOpen, into: &pending)
+    let outcome = try scratch.migrateTree(through: graphs, isOpen: isOpen, into: &pending)
     pending.endOperation()
     var stopped: [String: Int] = [:]
     for kind in pending.ordered {
