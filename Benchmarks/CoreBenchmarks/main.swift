@@ -81,6 +81,43 @@ try measure("decode a push body into a command", iterations: 1000 * scale) {
   _ = try CommandDecoder.command("push", body: try JSONParser.parse(body))
 }
 
+// Moving the 4-deep state to version 2 of its graph: a dry run runs once per live session, so
+// its ns per session times the sessions is what a `?dryRun=true` costs.
+func demoVersion2(detail: String = "detail", settings: Bool = true, migrate: String = "{}") throws
+  -> RouteGraph
+{
+  let next = #""\#(detail)""# + (settings ? #","settings""# : "")
+  var routes = [
+    #"{"name":"master","path":"/master","next":[\#(next)]}"#,
+    #"{"name":"\#(detail)","path":"/detail/{id}","params":{"id":{"type":"int","required":true}},"next":[\#(next)]}"#,
+  ]
+  if settings {
+    routes.append(#"{"name":"settings","presentation":"sheet","presentations":["sheet"]}"#)
+  }
+  let document =
+    #"{"name":"demo","version":2,"root":"master","migrate":\#(migrate),"routes":[\#(routes.joined(separator: ","))]}"#
+  return try RouteGraph.decode(Array(document.utf8), source: "bench")
+}
+let sameV2 = try demoVersion2()
+let renamedV2 = try demoVersion2(detail: "item", migrate: #"{"renamed":{"detail":"item"}}"#)
+let withoutSettings = try demoVersion2(
+  settings: false, migrate: #"{"removed":{"settings":null}}"#)
+try measure("dry run, 4-deep session unchanged", iterations: 1000 * scale) {
+  _ = try small.migrationSummary(through: [sameV2])
+}
+try measure("dry run, 4-deep session with a renamed route", iterations: 1000 * scale) {
+  _ = try small.migrationSummary(through: [renamedV2])
+}
+try measure("dry run, 4-deep session losing its sheet", iterations: 1000 * scale) {
+  _ = try small.migrationSummary(through: [withoutSettings])
+}
+try measure("migrate, 4-deep session unchanged", iterations: 1000 * scale) {
+  _ = try small.migrated(to: sameV2)
+}
+try measure("migrate, 4-deep session with a renamed route", iterations: 1000 * scale) {
+  _ = try small.migrated(to: renamedV2)
+}
+
 // The same state through Foundation's Codable encoder, to justify the hand-written writer.
 struct CodableNode: Encodable {
   var id: String

@@ -10,6 +10,9 @@ public struct NavigationEvent: Sendable, Equatable {
     case resumed(CoordinatorID, result: JSONValue)
     case tabSelected(container: CoordinatorID, tab: Int, route: String)
     case sessionEnded(reason: SessionEndReason)
+    /// The session moved from one version of its graph to another (graph versions, not session
+    /// versions).
+    case sessionMigrated(from: Int, to: Int)
 
     /// The `type` clients see, as a compile-time string: written as it is, with no `String`.
     public var staticTypeName: StaticString {
@@ -19,6 +22,7 @@ public struct NavigationEvent: Sendable, Equatable {
       case .resumed: "coordinator.resumed"
       case .tabSelected: "tab.selected"
       case .sessionEnded: "session.ended"
+      case .sessionMigrated: "session.migrated"
       }
     }
 

@@ -5,7 +5,8 @@ import NavJSON
 /// A value: copying is cheap (the graph is shared, the tree is copy-on-write), and an operation
 /// either applies whole or leaves the value untouched.
 public struct NavigationState: Sendable {
-  public let graph: RouteGraph
+  /// Set only by a migration to a newer version of the graph.
+  public internal(set) var graph: RouteGraph
   public let limits: NavigationLimits
   public internal(set) var coordinators: CoordinatorTable
   public internal(set) var version: Int

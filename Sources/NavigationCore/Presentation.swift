@@ -26,4 +26,6 @@ public enum StopReason: String, Sendable, Hashable, CaseIterable {
   case reset
   case teardown
   case sessionEnded
+  /// A new version of the graph no longer allows it where it was.
+  case migrated
 }

@@ -20,7 +20,9 @@ extension RouteGraph {
   }
 }
 
-private let topLevelKeys: Set<String> = ["name", "root", "routes", "description"]
+private let topLevelKeys: Set<String> = [
+  "name", "root", "routes", "description", "version", "migrate",
+]
 private let routeKeys: Set<String> = [
   "name", "path", "params", "presentation", "presentations", "next", "tabs", "root", "description",
 ]
@@ -60,7 +62,10 @@ private struct GraphDecoder {
     try checkReferences(routes, known: seen)
     try checkPaths(routes)
     routes = try withCoordinatorCosts(routes)
-    return RouteGraph(name: name, rootRoute: root, routes: routes)
+    let versions = VersionDecoder(source: source)
+    return RouteGraph(
+      name: name, rootRoute: root, routes: routes, version: try versions.version(object["version"]),
+      migration: try versions.migration(object["migrate"], known: seen))
   }
 
   func decodeRoute(_ element: JSONValue) throws(GraphError) -> Route {

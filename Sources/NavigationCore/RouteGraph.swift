@@ -2,6 +2,10 @@
 public final class RouteGraph: Sendable {
   public let name: String
   public let rootRoute: String
+  /// Which version of the graph called `name` this is (1 unless the file says otherwise).
+  public let version: Int
+  /// How sessions of the previous version move to this one.
+  public let migration: GraphMigration
   /// Routes in file order: deep links try them in this order.
   public let routes: [Route]
   private let indexByName: [String: Int]
@@ -16,9 +20,14 @@ public final class RouteGraph: Sendable {
   let rootChoices: Choices
 
   /// Builds a graph from routes that `RouteGraph.decode` has already validated.
-  init(name: String, rootRoute: String, routes: [Route]) {
+  init(
+    name: String, rootRoute: String, routes: [Route], version: Int = 1,
+    migration: GraphMigration = .none
+  ) {
     self.name = name
     self.rootRoute = rootRoute
+    self.version = version
+    self.migration = migration
     self.routes = routes
     var index: [String: Int] = [:]
     for (position, route) in routes.enumerated() { index[route.name] = position }

@@ -122,8 +122,8 @@ struct GraphValidationTests {
       error(#"{"name":"","root":"home","routes":[{"name":"home"}]}"#)?.problem.contains("'name'")
         == true)
     #expect(
-      error(#"{"name":"shop","root":"home","routes":[{"name":"home"}],"version":2}"#)?.problem
-        == "unknown field 'version'")
+      error(#"{"name":"shop","root":"home","routes":[{"name":"home"}],"revision":2}"#)?.problem
+        == "unknown field 'revision'")
     #expect(error(#"{"name":"shop","root":"home","routes":[{"path":"/x"}]}"#) != nil)
     #expect(error(#"{"name":"shop","root":"home","routes":["home"]}"#) != nil)
   }

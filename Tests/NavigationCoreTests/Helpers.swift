@@ -237,6 +237,7 @@ func describe(_ events: [NavigationEvent]) -> [String] {
     case .resumed(let id, let result): "resumed \(id) \(result.encodedString)"
     case .tabSelected(let container, let tab, let route): "tab \(container) \(tab) \(route)"
     case .sessionEnded(let reason): "ended \(reason.rawValue)"
+    case .sessionMigrated(let from, let to): "migrated \(from) -> \(to)"
     }
   }
 }

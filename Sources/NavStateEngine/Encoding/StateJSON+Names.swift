@@ -24,6 +24,7 @@ extension StopReason {
     case .reset: "reset"
     case .teardown: "teardown"
     case .sessionEnded: "sessionEnded"
+    case .migrated: "migrated"
     }
   }
 }

@@ -298,6 +298,11 @@ public enum StateJSON {
     case .sessionEnded(let reason):
       writer.key("reason")
       writer.plainString(reason.jsonName)
+    case .sessionMigrated(let from, let to):
+      writer.key("from")
+      writer.int(from)
+      writer.key("to")
+      writer.int(to)
     }
     writer.endObject()
   }

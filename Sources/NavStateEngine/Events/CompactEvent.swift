@@ -7,13 +7,13 @@ import NavigationCore
 package enum CompactEvent {
   private enum Tag: UInt8 {
     case started = 1
-    case stopped, resumed, tabSelected, sessionEnded
+    case stopped, resumed, tabSelected, sessionEnded, sessionMigrated
   }
 
   /// In code order (see `code(of:)`).
   package static let presentations: [Presentation] = [.root, .push, .sheet, .fullScreenCover, .tab]
   private static let stopReasons: [StopReason] = [
-    .pop, .dismiss, .replace, .reset, .teardown, .sessionEnded,
+    .pop, .dismiss, .replace, .reset, .teardown, .sessionEnded, .migrated,
   ]
   private static let endReasons: [SessionEndReason] = [.deleted, .expired]
 
@@ -49,6 +49,10 @@ package enum CompactEvent {
     case .sessionEnded(let reason):
       bytes.append(Tag.sessionEnded.rawValue)
       bytes.append(reason == .deleted ? 0 : 1)
+    case .sessionMigrated(let from, let to):
+      bytes.append(Tag.sessionMigrated.rawValue)
+      bytes.appendVarint(UInt64(from))
+      bytes.appendVarint(UInt64(to))
     }
   }
 
@@ -90,6 +94,10 @@ package enum CompactEvent {
     case .sessionEnded:
       guard let reason = element(of: endReasons, &reader) else { return nil }
       kind = .sessionEnded(reason: reason)
+    case .sessionMigrated:
+      guard let from = reader.varint(), let to = reader.varint(), from <= Int.max, to <= Int.max
+      else { return nil }
+      kind = .sessionMigrated(from: Int(from), to: Int(to))
     }
     return NavigationEvent(seq: Int(seq), version: Int(version), kind: kind)
   }
@@ -114,6 +122,7 @@ package enum CompactEvent {
     case .reset: 3
     case .teardown: 4
     case .sessionEnded: 5
+    case .migrated: 6
     }
   }
 
