@@ -50,6 +50,12 @@ extension APIProblem {
         headers: [("Retry-After", "10")])
     case .journalUnavailable:
       self = .journalUnavailable
+    case .graphVersionExists(let name, let newest):
+      self.init(
+        status: 409, code: "graph_version_exists", title: "Graph version exists",
+        detail:
+          "graph \(quoted(name)) is loaded at version \(newest); a new version must be greater",
+        extra: [("version", String(newest))])
     case .versionMismatch(let version, let precondition):
       let current = NavStateService.etag(version)
       self.init(

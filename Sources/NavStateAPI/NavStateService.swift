@@ -33,7 +33,14 @@ public final class NavStateService: Sendable {
         body: metrics.render(store: store))
     }
     router.add("GET", "/v1/graphs") { [self] _, _ in listGraphs() }
-    router.add("GET", "/v1/graphs/{name}") { [self] _, params in graph(named: params["name"] ?? "")
+    router.add("GET", "/v1/graphs/{name}") { [self] request, params in
+      answer { () throws(APIProblem) in try graph(request, named: params["name"] ?? "") }
+    }
+    router.add("PUT", "/v1/graphs/{name}") { [self] request, params in
+      answer { () throws(APIProblem) in try putGraph(request, named: params["name"] ?? "") }
+    }
+    router.add("POST", "/v1/graphs/{name}/migrate") { [self] request, params in
+      answer { () throws(APIProblem) in try migrateGraph(request, named: params["name"] ?? "") }
     }
     router.add("POST", "/v1/sessions") { [self] request, _ in
       answer { () throws(APIProblem) in try createSession(request) }

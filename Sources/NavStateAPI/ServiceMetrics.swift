@@ -51,7 +51,61 @@ public final class ServiceMetrics: Sendable {
         memoryAccounted: store.memory.usedBytes,
         memoryBudget: store.memory.limit),
       into: &text)
+    NavigationExposition.render(store.counters.snapshot, into: &text)
     return text
+  }
+}
+
+/// What navigation did, labelled by graph and route: the families of `NavigationCounters`.
+/// Each family is written with its HELP and TYPE even before it has a sample.
+enum NavigationExposition {
+  static func render(_ counts: NavigationCounters.Counts, into text: inout [UInt8]) {
+    family(
+      "navstate_route_starts_total", "Coordinators started, by graph and route.",
+      counts.routeStarts, into: &text)
+    family(
+      "navstate_redirects_total",
+      "Operations that met a closed route and showed its redirect instead, by graph and guarded route.",
+      counts.redirects, into: &text)
+    text.append(
+      contentsOf:
+        "# HELP navstate_migrations_total Sessions moved to a newer version of their graph, by graph.\n# TYPE navstate_migrations_total counter\n"
+        .utf8)
+    for graph in counts.migrations.keys.sorted() {
+      text.append(contentsOf: "navstate_migrations_total{graph=\"\(escaped(graph))\"} ".utf8)
+      StoreExposition.appendDecimal(counts.migrations[graph] ?? 0, to: &text)
+      text.append(UInt8(ascii: "\n"))
+    }
+  }
+
+  private static func family(
+    _ name: String, _ help: String, _ samples: [NavigationCounters.RouteKey: Int],
+    into text: inout [UInt8]
+  ) {
+    text.append(contentsOf: "# HELP \(name) \(help)\n# TYPE \(name) counter\n".utf8)
+    let keys = samples.keys.sorted { ($0.graph, $0.route) < ($1.graph, $1.route) }
+    for key in keys {
+      text.append(
+        contentsOf:
+          "\(name){graph=\"\(escaped(key.graph))\",route=\"\(escaped(key.route))\"} ".utf8)
+      StoreExposition.appendDecimal(samples[key] ?? 0, to: &text)
+      text.append(UInt8(ascii: "\n"))
+    }
+  }
+
+  /// A label value as the text format quotes it (graph and route names are plain, but a graph
+  /// file may name anything).
+  private static func escaped(_ value: String) -> String {
+    var out = ""
+    for character in value {
+      switch character {
+      case "\\": out += "\\\\"
+      case "\"": out += "\\\""
+      case "\n": out += "\\n"
+      default: out.append(character)
+      }
+    }
+    return out
   }
 }
 

@@ -21,7 +21,9 @@ public final class NavStateApplication {
   public struct Configuration: Sendable {
     public var host = "127.0.0.1"
     public var port: UInt16 = 8080
-    public var graphs: [RouteGraph] = []
+    public var graphs: [GraphCatalog.Version] = []
+    /// The `--graph` files, read again on SIGHUP.
+    public var graphFiles: [String] = []
     public var defaultGraph = "demo"
     public var store = StoreConfiguration()
     /// The HTTP server's settings; host, port and the error log are set from the rest.
@@ -68,8 +70,15 @@ public final class NavStateApplication {
     let shownHost = host.contains(":") ? "[\(host)]" : host
     print("listening on http://\(shownHost):\(port ?? 0)")
     fflush(nil)
-    let signalName = ShutdownSignal.wait()
-    logger.info("stopping", metadata: ["signal": "\(signalName)"])
+    while true {
+      let signalName = ShutdownSignal.wait()
+      if signalName == "SIGHUP" {
+        reloadGraphFiles()
+        continue
+      }
+      logger.info("stopping", metadata: ["signal": "\(signalName)"])
+      break
+    }
     stop()
   }
 
@@ -77,8 +86,9 @@ public final class NavStateApplication {
   public func start() throws(StartupFailure) {
     let configuration = configuration
     let logger = logger
-    guard configuration.graphs.contains(where: { $0.name == configuration.defaultGraph }) else {
-      let names = configuration.graphs.map(\.name).joined(separator: ", ")
+    guard configuration.graphs.contains(where: { $0.graph.name == configuration.defaultGraph })
+    else {
+      let names = configuration.graphs.map(\.graph.name).joined(separator: ", ")
       throw StartupFailure(
         status: .usage,
         message:
@@ -86,7 +96,7 @@ public final class NavStateApplication {
       )
     }
     let store = SessionStore(
-      graphs: configuration.graphs, defaultGraph: configuration.defaultGraph,
+      catalog: GraphCatalog(configuration.graphs), defaultGraph: configuration.defaultGraph,
       configuration: configuration.store)
     let service = NavStateService(
       store: store,
@@ -157,9 +167,35 @@ public final class NavStateApplication {
     logger.info(
       "serving",
       metadata: [
-        "graphs": "\(configuration.graphs.map(\.name).joined(separator: ","))",
+        "graphs": "\(configuration.graphs.map(\.graph.name).joined(separator: ","))",
         "threads": "\(serverConfiguration.threads)",
       ])
+  }
+
+  /// Reads every `--graph` file again and loads those whose version grew; a file that cannot be
+  /// read or is not a valid graph is logged, and the version loaded before stays.
+  public func reloadGraphFiles() {
+    guard let store = running?.store else { return }
+    for path in configuration.graphFiles {
+      let version: GraphCatalog.Version
+      do {
+        version = try StartupFiles.read(graphFile: path)
+      } catch {
+        logger.error("graph not reloaded", metadata: ["file": "\(path)", "error": "\(error)"])
+        continue
+      }
+      let graph = version.graph
+      guard let newest = store.catalog.newest(graph.name), graph.version > newest.version
+      else { continue }
+      do {
+        try store.load(version)
+        logger.info(
+          "graph loaded",
+          metadata: ["graph": "\(graph.name)", "version": "\(graph.version)", "file": "\(path)"])
+      } catch {
+        logger.error("graph not reloaded", metadata: ["file": "\(path)", "error": "\(error)"])
+      }
+    }
   }
 
   /// Stops in order: timers, the server (in-flight requests finish), the last snapshot, the

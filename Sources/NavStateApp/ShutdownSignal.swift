@@ -2,7 +2,8 @@
   import Glibc
 #endif
 
-/// SIGINT and SIGTERM, taken synchronously with `sigwait`.
+/// SIGINT and SIGTERM (stop), and SIGHUP (reload the graph files), taken synchronously with
+/// `sigwait`.
 ///
 /// The signals are blocked before any thread starts, so every thread inherits the mask and the
 /// signal can only be taken by `wait()`. This works whatever mask the parent process left us
@@ -13,6 +14,7 @@ public enum ShutdownSignal {
     sigemptyset(&set)
     sigaddset(&set, SIGINT)
     sigaddset(&set, SIGTERM)
+    sigaddset(&set, SIGHUP)
     return set
   }
 
@@ -22,11 +24,15 @@ public enum ShutdownSignal {
     pthread_sigmask(SIG_BLOCK, &set, nil)
   }
 
-  /// Blocks the calling thread until SIGINT or SIGTERM arrives; returns its name.
+  /// Blocks the calling thread until SIGINT, SIGTERM or SIGHUP arrives; returns its name.
   package static func wait() -> String {
     var set = signalSet()
     var received: Int32 = 0
     while sigwait(&set, &received) != 0 {}
-    return received == SIGINT ? "SIGINT" : "SIGTERM"
+    switch received {
+    case SIGINT: return "SIGINT"
+    case SIGHUP: return "SIGHUP"
+    default: return "SIGTERM"
+    }
   }
 }

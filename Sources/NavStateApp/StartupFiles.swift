@@ -8,29 +8,37 @@ import NavigationCore
 /// The files named on the command line: `--graph` files (besides the built-in graphs) and
 /// `--backend-key-file`.
 public enum StartupFiles {
-  public static func load(files graphFiles: [String]) throws(StartupFailure) -> [RouteGraph] {
-    var graphs: [RouteGraph]
+  public static func load(files graphFiles: [String]) throws(StartupFailure)
+    -> [GraphCatalog.Version]
+  {
+    var graphs: [GraphCatalog.Version]
     do {
-      graphs = try BuiltInGraphs.load()
+      graphs = try BuiltInGraphs.loadWithSources().map {
+        GraphCatalog.Version(graph: $0.graph, source: $0.source)
+      }
     } catch {
       throw StartupFailure(status: .cannotOpenInput, message: "\(error)")
     }
     for path in graphFiles {
-      let bytes = try readFile(path)
-      let graph: RouteGraph
-      do {
-        graph = try RouteGraph.decode(bytes, source: path)
-      } catch {
-        throw StartupFailure(status: .badData, message: "--graph \(error)")
-      }
-      guard !graphs.contains(where: { $0.name == graph.name }) else {
+      let graph = try read(graphFile: path)
+      guard !graphs.contains(where: { $0.graph.name == graph.graph.name }) else {
         throw StartupFailure(
           status: .badData,
-          message: "--graph \(path): a graph named '\(graph.name)' is already loaded")
+          message: "--graph \(path): a graph named '\(graph.graph.name)' is already loaded")
       }
       graphs.append(graph)
     }
     return graphs
+  }
+
+  /// One `--graph` file, read and checked.
+  public static func read(graphFile path: String) throws(StartupFailure) -> GraphCatalog.Version {
+    let bytes = try readFile(path)
+    do {
+      return GraphCatalog.Version(graph: try RouteGraph.decode(bytes, source: path), source: bytes)
+    } catch {
+      throw StartupFailure(status: .badData, message: "--graph \(error)")
+    }
   }
 
   /// The whole file, or the system's reason why not (no such file, permission denied, a folder).

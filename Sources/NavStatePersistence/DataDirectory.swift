@@ -44,7 +44,8 @@ public final class DataDirectory: Sendable {
   /// The journal new changes go to; nil before loading, or when loaded without one.
   public var journal: Journal? { journalSlot.withLock { $0 } }
   private static let magic = Array("navstate snapshot".utf8)
-  private static let formatVersion: UInt64 = 1
+  /// 2: each session record starts with its graph's version (1 read as all at version 1).
+  private static let formatVersion: UInt64 = 2
   private enum Tag: UInt8 {
     case header = 1
     case session = 2
@@ -110,6 +111,7 @@ public final class DataDirectory: Sendable {
   public func saveSnapshot(of store: SessionStore) throws(Failure) -> Int {
     let firstJournal = try journal?.rotate() ?? 0
     var bytes: [UInt8] = []
+    try saveGraphs(of: store)
     var header: [UInt8] = [Tag.header.rawValue]
     header += Self.magic
     header.appendVarint(Self.formatVersion)
@@ -118,10 +120,13 @@ public final class DataDirectory: Sendable {
     var count = 0
     store.forEachSession { record in
       let archived = record.data.withLock { data -> [UInt8]? in
-        data.ended ? nil : SessionArchive.encode(record, data)
+        guard !data.ended else { return nil }
+        var bytes: [UInt8] = [Tag.session.rawValue]
+        bytes.appendVarint(UInt64(data.navigation.graphVersion))
+        return bytes + SessionArchive.encode(record, data)
       }
       guard let archived else { return }
-      Self.appendRecord([Tag.session.rawValue] + archived, to: &bytes)
+      Self.appendRecord(archived, to: &bytes)
       count += 1
     }
     var trailer: [UInt8] = [Tag.trailer.rawValue]
@@ -175,6 +180,8 @@ public final class DataDirectory: Sendable {
     into store: SessionStore, journal policy: Journal.SyncPolicy?,
     legacyCommand: LegacyCommandDecoder = DataDirectory.noLegacyCommands
   ) throws(Failure) -> Loaded {
+    try loadGraphs(into: store.catalog)
+    try saveGraphs(of: store)
     var (sessions, firstJournal, hasSnapshot) = try readSnapshot(store)
     var byKey: [SessionID: SessionRecord] = [:]
     for record in sessions { byKey[record.key] = record }
@@ -285,14 +292,13 @@ public final class DataDirectory: Sendable {
     }
     switch Journal.Tag(rawValue: payload[0]) {
     case .created, .session:
+      var graphVersion = 1
       if payload[0] == Journal.Tag.session.rawValue {
-        let graphVersion = try need(reader.natural(), "graph version")
-        guard graphVersion == Journal.graphVersion else {
-          throw SessionArchive.Damage(reason: "its graph version \(graphVersion) is not loaded")
-        }
+        graphVersion = try need(reader.natural(), "graph version")
       }
       let record = try SessionArchive.decode(
-        Array(payload[reader.offset...]), graphs: store.graphs,
+        Array(payload[reader.offset...]),
+        graph: { store.catalog.graph($0, version: graphVersion) },
         configuration: store.configuration)
       guard sessions[record.key] == nil else { return false }
       sessions[record.key] = record
@@ -316,14 +322,28 @@ public final class DataDirectory: Sendable {
       let graphVersion = try need(reader.natural(), "graph version")
       let command = try need(CommandCoding.read(&reader), "command")
       guard let record = sessions[key] else { return false }
-      let sessionGraph = record.data.withLock { $0.navigation.graph.name }
-      guard graph == sessionGraph, graphVersion == Journal.graphVersion else {
+      let (sessionGraph, sessionVersion) = record.data.withLock {
+        ($0.navigation.graph.name, $0.navigation.graphVersion)
+      }
+      guard graph == sessionGraph, graphVersion == sessionVersion else {
         throw SessionArchive.Damage(
           reason:
-            "its command applied under graph \(graph) version \(graphVersion), the session has \(sessionGraph) version \(Journal.graphVersion)"
+            "its command applied under graph \(graph) version \(graphVersion), the session has \(sessionGraph) version \(sessionVersion)"
         )
       }
       return try Self.replay(command, named: "command", after: &reader, to: record)
+    case .migrated:
+      let key = SessionID(
+        high: try need(reader.varint(), "id"), low: try need(reader.varint(), "id"))
+      let graph = try need(reader.string(), "graph")
+      let from = try need(reader.natural(), "graph version")
+      let to = try need(reader.natural(), "graph version")
+      guard let record = sessions[key] else { return false }
+      let path = store.catalog.versions(of: graph, after: from, upTo: to)
+      guard path.last?.version == to else {
+        throw SessionArchive.Damage(reason: "version \(to) of graph \(graph) is not loaded")
+      }
+      return try Self.replayMigration(through: path, from: from, after: &reader, to: record)
     case .ended:
       let key = SessionID(
         high: try need(reader.varint(), "id"), low: try need(reader.varint(), "id"))
@@ -373,6 +393,41 @@ public final class DataDirectory: Sendable {
     }
   }
 
+  /// Moves `record` through `path` unless it is past that already.
+  private static func replayMigration(
+    through path: [RouteGraph], from: Int, after reader: inout ByteReader,
+    to record: SessionRecord
+  ) throws(SessionArchive.Damage) -> Bool {
+    guard let version = reader.natural(), let updated = reader.signed(),
+      let expires = reader.signed()
+    else { throw SessionArchive.Damage(reason: "cannot read its version and times") }
+    return try record.data.withLock { (data) throws(SessionArchive.Damage) -> Bool in
+      guard data.navigation.version < version else { return false }
+      guard data.navigation.graphVersion == from else {
+        throw SessionArchive.Damage(
+          reason:
+            "it migrates from graph version \(from), the session has \(data.navigation.graphVersion)"
+        )
+      }
+      let migrated: (NavigationState, [NavigationEvent])
+      do throws(NavigationError) {
+        migrated = try data.navigation.migrated(through: path)
+      } catch {
+        throw SessionArchive.Damage(reason: "its migration is refused on replay: \(error.detail)")
+      }
+      data.navigation = migrated.0
+      guard data.navigation.version == version else {
+        throw SessionArchive.Damage(
+          reason: "its migration gives version \(data.navigation.version), not \(version)")
+      }
+      for event in migrated.1 { data.log.append(event) }
+      data.updatedAt = Timestamp(milliseconds: Int64(updated))
+      data.expiresAt = Timestamp(milliseconds: Int64(expires))
+      data.accountedBytes = MemoryFootprint.session(data)
+      return true
+    }
+  }
+
   private static func decision(_ reader: inout ByteReader) throws(SessionArchive.Damage) -> (
     key: String, decision: IdempotencyLedger.Decision
   ) {
@@ -410,6 +465,7 @@ public final class DataDirectory: Sendable {
     var sessions: [SessionRecord] = []
     var sawHeader = false
     var expected: Int?
+    var snapshotFormat: UInt64 = 1
     while offset < bytes.count {
       let start = offset
       func damaged(_ reason: String) -> Failure {
@@ -432,18 +488,28 @@ public final class DataDirectory: Sendable {
         guard !sawHeader, payload.count > Self.magic.count,
           Array(payload[1..<1 + Self.magic.count]) == Self.magic
         else { throw damaged("not a navstate snapshot") }
-        guard reader.varint() == Self.formatVersion else {
+        guard let format = reader.varint(), format >= 1, format <= Self.formatVersion else {
           throw damaged("a snapshot format this version does not read")
         }
+        snapshotFormat = format
         guard let generation = reader.natural() else { throw damaged("no journal generation") }
         firstJournal = generation
         sawHeader = true
       case .session:
         guard sawHeader else { throw damaged("no header") }
-        do {
+        do throws(SessionArchive.Damage) {
+          var reader = ByteReader(payload, at: 1)
+          var graphVersion = 1
+          if snapshotFormat >= 2 {
+            guard let version = reader.natural() else {
+              throw SessionArchive.Damage(reason: "cannot read its graph version")
+            }
+            graphVersion = version
+          }
           sessions.append(
             try SessionArchive.decode(
-              Array(payload.dropFirst()), graphs: store.graphs,
+              Array(payload[reader.offset...]),
+              graph: { store.catalog.graph($0, version: graphVersion) },
               configuration: store.configuration))
         } catch {
           throw damaged("session \(sessions.count + 1): \(error.reason)")

@@ -47,10 +47,10 @@ public final class Journal: Sendable {
     case command = 5
     /// A new session, whole (format 2): the graph version it started under, then the archive.
     case session = 6
+    /// A session moved to a newer version of its graph: session id, graph name, the version it
+    /// left and the one it reached, resulting session version and times.
+    case migrated = 7
   }
-
-  /// The version of every graph until graphs have versions of their own: all are version 1.
-  package static let graphVersion = 1
 
   /// Records waiting to be written together (group commit), and then how that went.
   private final class Batch: @unchecked Sendable {
@@ -256,7 +256,7 @@ public final class Journal: Sendable {
     bytes.appendVarint(record.key.high)
     bytes.appendVarint(record.key.low)
     bytes.appendBlob(data.navigation.graph.name)
-    bytes.appendVarint(UInt64(graphVersion))
+    bytes.appendVarint(UInt64(data.navigation.graphVersion))
     CommandCoding.append(command, to: &bytes)
     bytes.appendVarint(UInt64(data.navigation.version))
     bytes.appendVarint(Int(data.updatedAt.milliseconds))
@@ -270,7 +270,7 @@ public final class Journal: Sendable {
   /// A new session: the graph version, then the whole session.
   package static func session(_ record: SessionRecord, _ data: SessionRecord.Data) -> [UInt8] {
     var bytes: [UInt8] = []
-    bytes.appendVarint(UInt64(graphVersion))
+    bytes.appendVarint(UInt64(data.navigation.graphVersion))
     bytes += SessionArchive.encode(record, data)
     return bytes
   }
@@ -315,5 +315,33 @@ extension Journal: SessionJournal {
 
   package func recordEnd(of session: SessionRecord) -> Bool {
     append(.ended, Self.ended(session))
+  }
+
+  package func recordMigration(of session: SessionRecord, data: SessionRecord.Data, from: Int)
+    -> Bool
+  {
+    var bytes: [UInt8] = []
+    bytes.appendVarint(session.key.high)
+    bytes.appendVarint(session.key.low)
+    bytes.appendBlob(data.navigation.graph.name)
+    bytes.appendVarint(UInt64(from))
+    bytes.appendVarint(UInt64(data.navigation.graphVersion))
+    bytes.appendVarint(UInt64(data.navigation.version))
+    bytes.appendVarint(Int(data.updatedAt.milliseconds))
+    bytes.appendVarint(Int(data.expiresAt.milliseconds))
+    return append(.migrated, bytes)
+  }
+
+  /// Saved as a file of its own beside the journal (see ``DataDirectory/graphFileName``),
+  /// flushed before the version is loaded.
+  package func recordGraph(_ version: GraphCatalog.Version) -> Bool {
+    guard !version.source.isEmpty else { return true }
+    let name = DataDirectory.graphFileName(version.graph.name, version.graph.version)
+    do {
+      try DataDirectory.replace(directory + "/" + name, with: version.source, directory: directory)
+      return true
+    } catch {
+      return false
+    }
   }
 }

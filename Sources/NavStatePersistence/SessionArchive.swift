@@ -55,7 +55,7 @@ package enum SessionArchive {
   }
 
   package static func decode(
-    _ bytes: [UInt8], graphs: [String: RouteGraph], configuration: StoreConfiguration
+    _ bytes: [UInt8], graph: (String) -> RouteGraph?, configuration: StoreConfiguration
   ) throws(Damage) -> SessionRecord {
     var reader = ByteReader(bytes)
     func need<T>(_ value: T?, _ what: String) throws(Damage) -> T {
@@ -72,8 +72,8 @@ package enum SessionArchive {
     let expiresAt = Timestamp(milliseconds: Int64(try need(reader.signed(), "times")))
     let client = try need(reader.string(), "client address")
     let graphName = try need(reader.string(), "graph")
-    guard let graph = graphs[graphName] else {
-      throw Damage(reason: "its graph '\(graphName)' is not loaded")
+    guard let graph = graph(graphName) else {
+      throw Damage(reason: "its graph '\(graphName)' (at its version) is not loaded")
     }
     let version = try need(reader.natural(), "version")
     let lastIssuedID = try need(reader.natural(), "last id")

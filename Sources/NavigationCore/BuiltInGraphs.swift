@@ -6,6 +6,13 @@ public enum BuiltInGraphs {
   public static let resourceNames = ["demo"]
 
   public static func load() throws(GraphError) -> [RouteGraph] {
-    [try RouteGraph.decode(PackageResources.demo_json, source: "built-in demo.json")]
+    try loadWithSources().map(\.graph)
+  }
+
+  /// The graphs with the JSON each was read from (a data directory keeps every version's JSON).
+  public static func loadWithSources() throws(GraphError) -> [(graph: RouteGraph, source: [UInt8])]
+  {
+    let demo = PackageResources.demo_json
+    return [(try RouteGraph.decode(demo, source: "built-in demo.json"), demo)]
   }
 }

@@ -232,6 +232,7 @@ struct NavStateCommand: ParsableCommand {
     configuration.host = host
     configuration.port = port
     configuration.graphs = try StartupFiles.load(files: graphFiles)
+    configuration.graphFiles = graphFiles
     configuration.defaultGraph = defaultGraph
     configuration.store.maxSessions = maxSessions
     configuration.store.sessionTTLSeconds = sessionTtl

@@ -43,11 +43,14 @@ public enum StateJSON {
   package static func encodeHead(id: String, state: NavigationState, times: SessionTimes) -> [UInt8]
   {
     encodeHead(
-      fixed: encodeFixedHead(id: id, graph: state.graph.name, createdAt: times.createdAt),
+      fixed: encodeFixedHead(
+        id: id, graph: state.graph.name, graphVersion: state.graphVersion,
+        createdAt: times.createdAt),
       version: state.version, updatedAt: times.updatedAt)
   }
 
-  /// What a session's head never changes: `"id":…,"graph":…` and the text of `createdAt`.
+  /// What a session's head changes only with a migration: `"id":…,"graph":…,"graphVersion":…`
+  /// and the text of `createdAt`.
   package struct FixedHead {
     package var idAndGraph: [UInt8]
     package var createdAt: [UInt8]
@@ -55,13 +58,16 @@ public enum StateJSON {
     package var footprint: Int { idAndGraph.capacity + createdAt.capacity }
   }
 
-  package static func encodeFixedHead(id: String, graph: String, createdAt: Timestamp) -> FixedHead
-  {
-    var writer = JSONWriter(capacity: 40 + id.utf8.count + graph.utf8.count)
+  package static func encodeFixedHead(
+    id: String, graph: String, graphVersion: Int, createdAt: Timestamp
+  ) -> FixedHead {
+    var writer = JSONWriter(capacity: 64 + id.utf8.count + graph.utf8.count)
     writer.key("id")
     writer.string(id)
     writer.key("graph")
     writer.string(graph)
+    writer.key("graphVersion")
+    writer.int(graphVersion)
     let idAndGraph = writer.bytes
     return FixedHead(idAndGraph: idAndGraph, createdAt: createdAt.withRFC3339 { Array($0) })
   }
@@ -319,6 +325,8 @@ public enum StateJSON {
     writer.beginObject()
     writer.key("name")
     writer.string(graph.name)
+    writer.key("version")
+    writer.int(graph.version)
     writer.key("root")
     writer.string(graph.rootRoute)
     writer.key("routes")

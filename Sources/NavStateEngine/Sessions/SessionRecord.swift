@@ -31,6 +31,9 @@ public final class SessionRecord: Sendable {
     package var expiresAt: Timestamp
     package var log: EventLog
     package var subscribers: [EventSubscriber] = []
+    /// The graph catalog's generation when the session last looked for a newer version of its
+    /// graph (see `SessionStore.migrateIfBehind`).
+    package var catalogGeneration = 0
     /// What this session is counted for in the memory budget.
     package var accountedBytes = 0
     /// The encoded state, kept only while the session is in use (nil otherwise), so that an idle
@@ -122,7 +125,8 @@ public final class SessionRecord: Sendable {
       data.cache
       ?? StateCache(
         fixedHead: StateJSON.encodeFixedHead(
-          id: id, graph: data.navigation.graph.name, createdAt: createdAt))
+          id: id, graph: data.navigation.graph.name,
+          graphVersion: data.navigation.graphVersion, createdAt: createdAt))
     data.cache = cache
     if cache.version != data.navigation.version {
       cache.update(
@@ -156,6 +160,17 @@ extension SessionRecord.Data {
   /// stream, so that a call nobody follows encodes its events only for its own answer.
   package func streamEntries(_ events: [NavigationEvent]) -> [EventLog.Entry] {
     subscribers.isEmpty ? [] : events.map(EventLog.Entry.init)
+  }
+
+  /// Sends every open stream a `reset` event holding `state` (the whole state, as JSON): after a
+  /// migration, which no event list describes whole.
+  mutating func deliverReset(_ state: [UInt8]) {
+    let frame = EventStreamFraming.event(id: navigation.lastSeq, type: "reset", json: state)
+    subscribers.removeAll { subscriber in
+      guard subscriber.awaitsFirstEvent else { return !subscriber.sink.write(frame) }
+      return !subscriber.sink.write(EventStreamFraming.retryField + frame)
+    }
+    for index in subscribers.indices { subscribers[index].awaitsFirstEvent = false }
   }
 
   /// Sends the entries to every open stream; returns how many deliveries were made.

@@ -10,7 +10,8 @@ public final class SessionStore: Sendable {
   }
 
   public let configuration: StoreConfiguration
-  public let graphs: [String: RouteGraph]
+  /// Every loaded version of every graph.
+  public let catalog: GraphCatalog
   public let defaultGraph: String
   private let shards: [Shard]
   private let sessionCount = Atomic<Int>(0)
@@ -32,6 +33,8 @@ public final class SessionStore: Sendable {
   /// Open event streams by the time their next heartbeat is due.
   private let heartbeats = Mutex(DeadlineQueue<any EventSink>())
   public let memory: MemoryBudget
+  /// What navigation did, for /metrics.
+  public let counters = NavigationCounters()
   /// Where accepted changes are written before they are answered (`--data-dir`); nil: nowhere.
   private let journalSlot = Mutex<(any SessionJournal)?>(nil)
 
@@ -42,14 +45,22 @@ public final class SessionStore: Sendable {
     journalSlot.withLock { $0 = journal }
   }
 
-  public init(graphs: [RouteGraph], defaultGraph: String, configuration: StoreConfiguration) {
+  /// A store of `graphs` (each one version; their JSON is not kept, so a data directory cannot
+  /// save them: for tests and tools).
+  public convenience init(
+    graphs: [RouteGraph], defaultGraph: String, configuration: StoreConfiguration
+  ) {
+    self.init(
+      catalog: GraphCatalog(graphs.map { GraphCatalog.Version(graph: $0, source: []) }),
+      defaultGraph: defaultGraph, configuration: configuration)
+  }
+
+  public init(catalog: GraphCatalog, defaultGraph: String, configuration: StoreConfiguration) {
     self.configuration = configuration
     self.memory = MemoryBudget(
       limit: configuration.maxMemoryBytes,
       headroom: configuration.eventBufferBytes + 2 * configuration.maxRequestBytes + 64 * 1024)
-    var byName: [String: RouteGraph] = [:]
-    for graph in graphs { byName[graph.name] = graph }
-    self.graphs = byName
+    self.catalog = catalog
     self.defaultGraph = defaultGraph
     self.shards = (0..<64).map { _ in Shard() }
     self.endedSessions = Mutex(
@@ -74,7 +85,10 @@ public final class SessionStore: Sendable {
     throws(EngineRefusal) -> (SessionRecord, token: String)
   {
     let graphName = name ?? defaultGraph
-    guard let graph = graphs[graphName] else { throw EngineRefusal.unknownGraph(graphName) }
+    let generation = catalog.generation
+    guard let graph = catalog.newest(graphName) else {
+      throw EngineRefusal.unknownGraph(graphName)
+    }
     let (navigation, events): (NavigationState, [NavigationEvent])
     do {
       (navigation, events) = try NavigationState.start(
@@ -90,6 +104,7 @@ public final class SessionStore: Sendable {
       log: EventLog(
         capacity: configuration.eventBufferSize, maxBytes: configuration.eventBufferBytes))
     data.record(events)
+    data.catalogGeneration = generation
     data.accountedBytes = MemoryFootprint.session(data)
     memory.add(data.accountedBytes)
     let token = SecureRandom.token()
@@ -112,6 +127,7 @@ public final class SessionStore: Sendable {
           throw EngineRefusal.journalUnavailable
         }
         coordinatorCount.wrappingAdd(navigation.liveCount, ordering: .relaxed)
+        countStarts(events, graph: graph.name)
         scheduleExpiry(of: record, at: data.expiresAt)
         return (record, token)
       }
@@ -208,6 +224,17 @@ public final class SessionStore: Sendable {
     return (record, .sessionHolder)
   }
 
+  /// Refuses a call that only the backend may make (`what` names it) unless `token` is one of
+  /// its keys.
+  package func requireBackend(token: UnsafeBufferPointer<UInt8>?, for what: String)
+    throws(EngineRefusal)
+  {
+    guard let token else { throw EngineRefusal.missingToken }
+    guard configuration.backendKeys?.matches(token) == true else {
+      throw EngineRefusal.backendOnly(what: what)
+    }
+  }
+
   /// Who a creation comes from: the backend when `token` is one of its keys, else anyone. With
   /// `--session-creation backend`, anyone else is refused.
   package func creator(token: UnsafeBufferPointer<UInt8>?) throws(EngineRefusal) -> Caller? {
@@ -246,17 +273,25 @@ public final class SessionStore: Sendable {
   /// What a token for an unknown session is compared with.
   private static let decoy = SessionToken(issuing: SecureRandom.token())
 
-  /// Counts the coordinators an operation started and stopped.
-  package func account(_ events: [NavigationEvent]) {
+  /// Counts the coordinators an operation started and stopped, and which routes it started.
+  /// Counts the routes `events` started, for `navstate_route_starts_total`.
+  package func countStarts(_ events: [NavigationEvent], graph: String) {
+    counters.countStarts(events, graph: graph)
+  }
+
+  package func account(_ events: [NavigationEvent], graph: String) {
     var delta = 0
+    var starts = 0
     for event in events {
       switch event.kind {
-      case .started: delta += 1
+      case .started: starts += 1
       case .stopped: delta -= 1
       default: break
       }
     }
+    delta += starts
     if delta != 0 { coordinatorCount.wrappingAdd(delta, ordering: .relaxed) }
+    if starts > 0 { countStarts(events, graph: graph) }
   }
 
   /// Ends a session: every coordinator stops, then `session.ended`, and its streams finish.
@@ -293,7 +328,7 @@ public final class SessionStore: Sendable {
     endedSessions.withLock {
       $0.remember(record.key, token: record.token, reason: reason, now: now)
     }
-    account(ended.events)
+    account(ended.events, graph: record.data.withLock { $0.navigation.graph.name })
     if reason == .expired { expiredCount.wrappingAdd(1, ordering: .relaxed) }
     // The streams end last, after `session.ended` and after the counts: a client that sees its
     // stream end and then reads /metrics finds the session gone from them.

@@ -27,6 +27,8 @@ public enum EngineRefusal: Error, Sendable {
   case tooManyStreamsForClient(cap: Int)
   /// The journal could not record the change, so it was not made.
   case journalUnavailable
+  /// A graph version was loaded that is not newer than the newest loaded.
+  case graphVersionExists(name: String, newest: Int)
   /// The session is not at a version the call accepts (`If-Match`).
   case versionMismatch(current: Int, precondition: VersionPrecondition)
 }

@@ -15,4 +15,8 @@ package protocol SessionJournal: Sendable {
     of session: SessionRecord, key: String, _ decision: IdempotencyLedger.Decision
   ) -> Bool
   func recordEnd(of session: SessionRecord) -> Bool
+  /// The session moved from graph version `from` to its graph's version now.
+  func recordMigration(of session: SessionRecord, data: SessionRecord.Data, from: Int) -> Bool
+  /// A graph version loaded while running, kept so that sessions on it outlive a restart.
+  func recordGraph(_ version: GraphCatalog.Version) -> Bool
 }

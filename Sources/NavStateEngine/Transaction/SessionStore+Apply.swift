@@ -41,9 +41,9 @@ extension SessionStore {
   ) throws(EngineRefusal) -> AppliedCommand {
     let journal = self.journal
     var writer = JSONWriter(capacity: minimal ? 512 : 2048)
-    let (version, events) = try record.data.withLock {
-      (data) throws(EngineRefusal) -> (Int, [NavigationEvent]) in
-      try call(&data)
+    let (version, events, graph) = try record.data.withLock {
+      (data) throws(EngineRefusal) -> (Int, [NavigationEvent], String) in
+      try call(record, &data)
       try precondition?.check(data.navigation.version)
       // Near the memory budget, keep what is needed to undo the operation should it grow the
       // session past it; with room to spare, nothing is copied.
@@ -95,7 +95,7 @@ extension SessionStore {
           data.settle(decided.key, with: decided.decision)
           delivered(data.deliver(data.streamEntries(events)))
           noteStateCache(of: record, &data, grew: true)
-          return (data.navigation.version, events)
+          return (data.navigation.version, events, data.navigation.graph.name)
         }
         entries = data.streamEntries(events)
         delivered(data.deliver(entries))
@@ -103,9 +103,9 @@ extension SessionStore {
       Self.writeAnswer(record, &data, minimal: minimal, events, entries, into: &writer)
       // After the state is written: its encoding is kept with the session, and counted.
       noteStateCache(of: record, &data, grew: !events.isEmpty)
-      return (data.navigation.version, events)
+      return (data.navigation.version, events, data.navigation.graph.name)
     }
-    account(events)
+    account(events, graph: graph)
     return AppliedCommand(version: version, eventCount: events.count, answer: writer)
   }
 
@@ -134,10 +134,13 @@ extension SessionStore {
     writer.endObject()
   }
 
-  /// Every authorized call keeps the session alive for another TTL; one that ended meanwhile is
-  /// gone.
-  package func call(_ data: inout SessionRecord.Data) throws(EngineRefusal) {
+  /// Every authorized call keeps the session alive for another TTL, and first moves it to its
+  /// graph's newest version if one was loaded since; one that ended meanwhile is gone.
+  package func call(_ record: SessionRecord, _ data: inout SessionRecord.Data)
+    throws(EngineRefusal)
+  {
     guard !data.ended else { throw EngineRefusal.sessionNotFound }
     touch(&data)
+    try migrateIfBehind(record, &data)
   }
 }

@@ -42,7 +42,7 @@ extension SessionStore {
   /// The session's state, as JSON.
   package func state(of record: SessionRecord) throws(EngineRefusal) -> EncodedAnswer {
     try record.data.withLock { (data) throws(EngineRefusal) -> EncodedAnswer in
-      try call(&data)
+      try call(record, &data)
       let body = record.encodedState(of: &data)
       noteStateCache(of: record, &data, grew: false)
       return EncodedAnswer(version: data.navigation.version, body: body)
@@ -66,7 +66,7 @@ extension SessionStore {
   package func events(of record: SessionRecord, after: Int) throws(EngineRefusal) -> JSONWriter {
     var writer = JSONWriter(capacity: 2048)
     try record.data.withLock { (data) throws(EngineRefusal) in
-      try call(&data)
+      try call(record, &data)
       writer.beginObject()
       if let entries = data.log.after(after) {
         writer.key("events")
@@ -99,6 +99,7 @@ extension SessionStore {
       record, client: client,
       prepare: { (data) throws(EngineRefusal) -> ([UInt8], Bool) in
         guard !data.ended else { throw EngineRefusal.sessionNotFound }
+        try migrateIfBehind(record, &data)
         var initial = EventStreamFraming.retryField
         let lastSeq = data.navigation.lastSeq
         if let after, after <= lastSeq, let entries = data.log.after(after) {

@@ -1,0 +1,118 @@
+import NavJSON
+import NavigationCore
+
+/// Sessions moving to a newer version of their graph: lazily at their next call, or all at once
+/// when the backend asks (`POST /v1/graphs/{name}/migrate`).
+extension SessionStore {
+  /// Moves the session to its graph's newest version if one was loaded since it last looked.
+  /// Costs one atomic read when none was.
+  package func migrateIfBehind(_ record: SessionRecord, _ data: inout SessionRecord.Data)
+    throws(EngineRefusal)
+  {
+    let generation = catalog.generation
+    guard data.catalogGeneration != generation else { return }
+    let newer = catalog.versions(after: data.navigation.graph)
+    if !newer.isEmpty { try migrate(record, &data, through: newer) }
+    data.catalogGeneration = generation
+  }
+
+  /// One versioned step to the last of `newer`: the core's migration, its events logged and
+  /// journaled (undone if the journal cannot take them), delivered to open streams, each of
+  /// which then gets a `reset` with the whole new state. A session the core cannot move (its
+  /// graph's new root needs a param without a default) stays on its version.
+  private func migrate(
+    _ record: SessionRecord, _ data: inout SessionRecord.Data, through newer: [RouteGraph]
+  ) throws(EngineRefusal) {
+    let from = data.navigation.graphVersion
+    let migrated: (NavigationState, [NavigationEvent])
+    do {
+      migrated = try data.navigation.migrated(through: newer, isOpen: Self.isOpen(in: data))
+    } catch {
+      return
+    }
+    let undo = (data.navigation, data.log.mark, data.updatedAt)
+    data.navigation = migrated.0
+    for event in migrated.1 { data.log.append(event) }
+    data.updatedAt = .now()
+    if let journal, !journal.recordMigration(of: record, data: data, from: from) {
+      data.navigation = undo.0
+      data.log.rollback(to: undo.1)
+      data.updatedAt = undo.2
+      throw EngineRefusal.journalUnavailable
+    }
+    // The tree's encoding may keep its shape while its routes and params changed.
+    data.dropCache()
+    delivered(data.deliver(data.streamEntries(migrated.1)))
+    if !data.subscribers.isEmpty {
+      var writer = JSONWriter(capacity: 1024)
+      record.writeState(of: &data, into: &writer)
+      data.deliverReset(writer.bytes)
+    }
+    reaccount(&data)
+    account(migrated.1, graph: data.navigation.graph.name)
+    counters.countMigration(graph: data.navigation.graph.name)
+  }
+
+  /// Whether a route is open in the session's context (guards, SPEC 9.2).
+  static func isOpen(in data: SessionRecord.Data) -> (Route) -> Bool {
+    { _ in true }
+  }
+
+  /// What migrating every live session of `graph`'s name to `graph` (not yet loaded) would do.
+  package func dryRun(_ graph: RouteGraph) -> MigrationReport {
+    var report = MigrationReport()
+    forEachSession { record in
+      record.data.withLock { data in
+        guard !data.ended, data.navigation.graph.name == graph.name else { return }
+        let path = catalog.versions(after: data.navigation.graph) + [graph]
+        if let summary = try? data.navigation.migrationSummary(
+          through: path, isOpen: Self.isOpen(in: data))
+        {
+          report.add(summary)
+        }
+      }
+    }
+    return report
+  }
+
+  /// Moves every live session of the graph called `name` to its newest version now; returns
+  /// what was done, as a dry run would have said it.
+  package func migrateAll(graph name: String) throws(EngineRefusal) -> MigrationReport {
+    var report = MigrationReport()
+    var refusal: EngineRefusal?
+    let generation = catalog.generation
+    forEachSession { record in
+      guard refusal == nil else { return }
+      record.data.withLock { data in
+        guard !data.ended, data.navigation.graph.name == name else { return }
+        let newer = catalog.versions(after: data.navigation.graph)
+        guard !newer.isEmpty else {
+          data.catalogGeneration = generation
+          return
+        }
+        if let summary = try? data.navigation.migrationSummary(
+          through: newer, isOpen: Self.isOpen(in: data))
+        {
+          report.add(summary)
+        }
+        do throws(EngineRefusal) {
+          try migrate(record, &data, through: newer)
+          data.catalogGeneration = generation
+        } catch {
+          refusal = error
+        }
+      }
+    }
+    if let refusal { throw refusal }
+    return report
+  }
+
+  /// Loads a new version of a graph: saved first (with a data directory), then in the catalog.
+  package func load(_ version: GraphCatalog.Version) throws(EngineRefusal) {
+    if let newest = catalog.newest(version.graph.name), newest.version >= version.graph.version {
+      throw EngineRefusal.graphVersionExists(name: newest.name, newest: newest.version)
+    }
+    if let journal, !journal.recordGraph(version) { throw EngineRefusal.journalUnavailable }
+    try catalog.add(version)
+  }
+}
