@@ -194,4 +194,8 @@ private struct FailingJournal: SessionJournal {
     of session: SessionRecord, key: String, _ decision: IdempotencyLedger.Decision
   ) -> Bool { false }
   func recordEnd(of session: SessionRecord) -> Bool { false }
+  func recordMigration(of session: SessionRecord, data: SessionRecord.Data, from: Int) -> Bool {
+    false
+  }
+  func recordGraph(_ version: GraphCatalog.Version) -> Bool { false }
 }
