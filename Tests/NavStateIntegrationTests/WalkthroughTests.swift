@@ -39,4 +39,59 @@ struct WalkthroughTests {
     #expect(lines.dropFirst(4).first?.contains("teardown") == true)
     #expect(lines.last == "204")
   }
+
+  @Test("the graph walkthrough (Changing the graph) runs as printed against a live server")
+  func graphWalkthrough() throws {
+    let folder = FileManager.default.temporaryDirectory
+      .appendingPathComponent("navstate-graph-walkthrough-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let key = "walkthrough-backend-key-\(UUID().uuidString)"
+    let keyFile = folder.appendingPathComponent("backend-keys")
+    try Data((key + "\n").utf8).write(to: keyFile)
+    let server = try ServerProcess(["--backend-key-file", keyFile.path])
+    defer { server.stop() }
+    let printed = try Self.runBlock(
+      "graph-walkthrough", port: Int(server.port), environment: ["BACKEND_KEY": key], in: folder)
+    let lines = printed.output.split(separator: "\n").map(String.init)
+    #expect(printed.status == 0, "\(printed.output)")
+    #expect(
+      lines == [
+        #"[1,["master","detail","settings"]]"#,
+        #"{"sessions":1,"unchanged":0,"migrated":1,"stopped":{"settings":1},"restarted":0}"#,
+        "201",
+        #"[2,[["c1","master"],["c2","item"]]]"#,
+        #"[["coordinator.stopped","migrated"],["session.migrated",2]]"#,
+        "[1,true]",
+        "graph_version_exists",
+      ], "\(printed.output)")
+  }
+
+  /// Runs the README's block between `<!-- NAME:start -->` and `<!-- NAME:end -->` with bash
+  /// against the server on `port`; returns what it printed and its exit status.
+  static func runBlock(
+    _ name: String, port: Int, environment extra: [String: String], in folder: URL
+  ) throws -> (output: String, status: Int32) {
+    let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+      .appendingPathComponent("../../README.md").standardized
+    let text = try String(contentsOf: readme, encoding: .utf8)
+    let start = try #require(text.range(of: "<!-- \(name):start -->\n```sh\n"))
+    let end = try #require(text.range(of: "```\n<!-- \(name):end -->"))
+    let script = String(text[start.upperBound..<end.lowerBound])
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/bin/bash")
+    process.arguments = ["-euo", "pipefail", "-c", script]
+    process.currentDirectoryURL = folder
+    var environment = ProcessInfo.processInfo.environment
+    environment["NAVSTATE"] = "http://127.0.0.1:\(port)"
+    for (name, value) in extra { environment[name] = value }
+    process.environment = environment
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = output
+    try ChildProcesses.run(process, killAfter: 120)
+    let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    return (printed, process.terminationStatus)
+  }
 }
