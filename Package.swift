@@ -43,7 +43,7 @@ let package = Package(
     .target(
       name: "NavigationCore",
       dependencies: ["NavJSON"],
-      resources: [.embedInCode("Resources/demo.json")],
+      resources: [.embedInCode("Resources/demo.json"), .embedInCode("Resources/zumry.json")],
       swiftSettings: strictSettings
     ),
     .target(

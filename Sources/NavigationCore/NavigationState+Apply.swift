@@ -8,15 +8,17 @@ extension NavigationState {
   public mutating func apply(_ command: Command) throws(NavigationError) -> [NavigationEvent] {
     guard !isEnded else { throw NavigationError(.sessionEnded, "the session has ended") }
     var pending = PendingEvents()
+    var (command, discard) = Self.unwrapDiscard(command)
     if case .batch(let ops) = command {
       // A batch runs on a copy so that a refusal halfway leaves the live state as it was.
       var scratch = self
       for (index, op) in ops.enumerated() {
         do throws(NavigationError) {
+          let (op, discardOp) = Self.unwrapDiscard(op)
           if case .batch = op {
             throw NavigationError(.invalidRequest, "a batch may not contain a batch")
           }
-          try scratch.perform(op, into: &pending)
+          try scratch.perform(op, discard: discard || discardOp, into: &pending)
         } catch {
           var refusal = error
           refusal.opIndex = index
@@ -25,10 +27,28 @@ extension NavigationState {
         pending.endOperation()
       }
       self = scratch
+    } else if leaveGuards.isEmpty {
+      // Nothing can hold the operation back once it has begun changing the state.
+      discard = true
+      try perform(command, discard: discard, into: &pending)
     } else {
-      try perform(command, into: &pending)
+      // A leave guard is only met while stopping, after changes: they are made on a copy.
+      var scratch = self
+      try scratch.perform(command, discard: discard, into: &pending)
+      self = scratch
     }
     return commit(&pending)
+  }
+
+  /// The command inside any `discarding` wrappers, and whether there was one.
+  static func unwrapDiscard(_ command: Command) -> (Command, discard: Bool) {
+    var command = command
+    var discard = false
+    while case .discarding(let inner) = command {
+      command = inner
+      discard = true
+    }
+    return (command, discard)
   }
 
   /// The same as `apply`, as a function from one state to the next.
@@ -41,7 +61,16 @@ extension NavigationState {
   }
 
   /// Runs one command. Each operation checks everything before it changes anything.
-  mutating func perform(_ command: Command, into pending: inout PendingEvents)
+  mutating func perform(_ command: Command, discard: Bool, into pending: inout PendingEvents)
+    throws(NavigationError)
+  {
+    pending.leaveBlock = nil
+    try perform(command, into: &pending)
+    if !discard, let block = pending.leaveBlock { throw Self.leaveBlocked(block) }
+    if pendingRequest != nil { dropPendingIfLeft(into: &pending) }
+  }
+
+  private mutating func perform(_ command: Command, into pending: inout PendingEvents)
     throws(NavigationError)
   {
     switch command {
@@ -60,11 +89,20 @@ extension NavigationState {
     case .selectTab(let selector, let container):
       try selectTab(selector, container: container, into: &pending)
     case .setPath(let entries):
-      try reconcile(entries, into: &pending)
+      try reconcile(entries, op: .state, into: &pending)
     case .deepLink(let url):
-      try reconcile(try DeepLinkParser(graph: graph).entries(for: url), into: &pending)
+      try reconcile(
+        try DeepLinkParser(graph: graph).entries(for: url), op: .deeplink, url: url,
+        into: &pending)
     case .teardown(let id):
       try teardown(id, into: &pending)
+    case .setContext(let context):
+      try setContext(context, into: &pending)
+    case .setLeaveGuard(let id, let reason):
+      try setLeaveGuard(id, reason: reason, into: &pending)
+    case .discarding(let inner):
+      // Reached only nested below a batch op's own wrapper, which `apply` has taken off.
+      try perform(inner, into: &pending)
     case .batch:
       throw NavigationError(.invalidRequest, "a batch may not contain a batch")
     }

@@ -13,6 +13,14 @@ public struct NavigationState: Sendable {
   public internal(set) var lastIssuedID: Int
   /// The sequence number of the latest event.
   public internal(set) var lastSeq: Int
+  /// What the app's backend says about the user; route guards read it (SPEC 9.1).
+  public internal(set) var context = SessionContext()
+  /// The request a redirect is holding until the context opens its route (SPEC 9.2).
+  public internal(set) var pendingRequest: PendingRequest?
+  /// Live coordinators with a leave guard, by increasing id (SPEC 9.3). Kept here rather than
+  /// in each ``Coordinator``: few coordinators have one, and every coordinator of every session
+  /// would otherwise carry the room for it.
+  public internal(set) var leaveGuards: [LeaveGuard] = []
   /// Nil only once the session has ended. Stored last, so that what follows a state can use
   /// the padding after its tag byte.
   public internal(set) var rootID: CoordinatorID?
@@ -20,11 +28,12 @@ public struct NavigationState: Sendable {
   /// Starts a session at `root` (default: the graph's root route). Its start events are
   /// version 1, seq 1...
   public static func start(
-    graph: RouteGraph, root: RouteRequest? = nil, limits: NavigationLimits = .init()
+    graph: RouteGraph, root: RouteRequest? = nil, context: SessionContext = SessionContext(),
+    limits: NavigationLimits = .init()
   ) throws(NavigationError) -> (NavigationState, [NavigationEvent]) {
     var state = NavigationState(
       graph: graph, limits: limits, coordinators: [:], version: 0, lastIssuedID: 0, lastSeq: 0,
-      rootID: nil)
+      context: context, rootID: nil)
     let request = root ?? RouteRequest(route: graph.rootRoute)
     let route = try state.resolveRoute(request.route)
     guard graph.mayBeRoot(route) else {
@@ -32,8 +41,20 @@ public struct NavigationState: Sendable {
         .notARootRoute, "route '\(route.name)' may not be a session's root (it is not marked root)")
     }
     let params = try state.normalizedParams(request.params, for: route)
-    try state.checkLimit(adding: route.coordinatorCost, removing: 0)
     var pending = PendingEvents()
+    if graph.hasGuards,
+      let (redirect, _) = try state.redirect(for: route, parentRoute: nil, keeping: nil)
+    {
+      try state.checkLimit(adding: redirect.coordinatorCost, removing: 0)
+      state.startRedirect(
+        redirect, as: .root, under: nil,
+        for: PendingRequest(
+          op: .create, route: route.name,
+          action: .start(route: route.name, params: params, presentation: .root, parent: nil)),
+        into: &pending)
+      return (state, state.commit(&pending))
+    }
+    try state.checkLimit(adding: route.coordinatorCost, removing: 0)
     state.start(route, params: params, as: .root, under: nil, into: &pending)
     let events = state.commit(&pending)
     return (state, events)

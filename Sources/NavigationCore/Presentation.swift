@@ -26,4 +26,17 @@ public enum StopReason: String, Sendable, Hashable, CaseIterable {
   case reset
   case teardown
   case sessionEnded
+  /// A redirect screen whose pending request could go ahead once the context allowed it.
+  case resolved
+  /// The context changed so that the coordinator's route is closed (a logout).
+  case requirementLost
+
+  /// Whether a leave guard holds this stop back: the user's own navigation does; a view that is
+  /// gone, a session that ends, or a context that no longer lets the user in do not.
+  var isBlockedByLeaveGuard: Bool {
+    switch self {
+    case .pop, .dismiss, .replace, .reset: true
+    case .teardown, .sessionEnded, .resolved, .requirementLost: false
+    }
+  }
 }
