@@ -8,12 +8,14 @@ enum CompactEvent {
   private enum Tag: UInt8 {
     case started = 1
     case stopped, resumed, tabSelected, sessionEnded
+    // Issue 25 (guards).
+    case contextChanged, navigationRedirected, pendingApplied, pendingDropped, leaveGuardChanged
   }
 
   /// In code order (see `code(of:)`).
   static let presentations: [Presentation] = [.root, .push, .sheet, .fullScreenCover, .tab]
   private static let stopReasons: [StopReason] = [
-    .pop, .dismiss, .replace, .reset, .teardown, .sessionEnded,
+    .pop, .dismiss, .replace, .reset, .teardown, .sessionEnded, .resolved, .requirementLost,
   ]
   private static let endReasons: [SessionEndReason] = [.deleted, .expired]
 
@@ -49,6 +51,34 @@ enum CompactEvent {
     case .sessionEnded(let reason):
       bytes.append(Tag.sessionEnded.rawValue)
       bytes.append(reason == .deleted ? 0 : 1)
+    case .contextChanged(let context):
+      bytes.append(Tag.contextChanged.rawValue)
+      bytes.appendJSON(context.json)
+    case .navigationRedirected(let route, let redirect, let coordinator):
+      bytes.append(Tag.navigationRedirected.rawValue)
+      bytes.appendVarint(UInt64(coordinator.number))
+      bytes.appendBlob(route)
+      bytes.appendBlob(redirect)
+    case .pendingApplied(let route):
+      bytes.append(Tag.pendingApplied.rawValue)
+      bytes.appendBlob(route)
+    case .pendingDropped(let route, let reason, let code):
+      bytes.append(Tag.pendingDropped.rawValue)
+      bytes.appendBlob(route)
+      bytes.append(UInt8(PendingDropReason.allCases.firstIndex(of: reason) ?? 0))
+      // 0 for none, else 1 + the code's position among all codes.
+      bytes.append(
+        UInt8(code.flatMap { NavigationError.Code.allCases.firstIndex(of: $0) }.map { $0 + 1 } ?? 0)
+      )
+    case .leaveGuardChanged(let coordinator, let reason):
+      bytes.append(Tag.leaveGuardChanged.rawValue)
+      bytes.appendVarint(UInt64(coordinator.number))
+      if let reason {
+        bytes.append(1)
+        bytes.appendBlob(reason)
+      } else {
+        bytes.append(0)
+      }
     }
   }
 
@@ -90,6 +120,38 @@ enum CompactEvent {
     case .sessionEnded:
       guard let reason = element(of: endReasons, &reader) else { return nil }
       kind = .sessionEnded(reason: reason)
+    case .contextChanged:
+      guard let json = reader.json(), let context = try? SessionContext(json: json) else {
+        return nil
+      }
+      kind = .contextChanged(context)
+    case .navigationRedirected:
+      guard let coordinator = coordinator(&reader), let route = reader.string(),
+        let redirect = reader.string()
+      else { return nil }
+      kind = .navigationRedirected(route: route, redirect: redirect, coordinator: coordinator)
+    case .pendingApplied:
+      guard let route = reader.string() else { return nil }
+      kind = .pendingApplied(route: route)
+    case .pendingDropped:
+      let codes = NavigationError.Code.allCases
+      guard let route = reader.string(),
+        let reason = element(of: PendingDropReason.allCases, &reader),
+        let code = reader.byte(), Int(code) <= codes.count
+      else { return nil }
+      kind = .pendingDropped(
+        route: route, reason: reason,
+        code: code == 0 ? nil : codes[codes.index(codes.startIndex, offsetBy: Int(code) - 1)])
+    case .leaveGuardChanged:
+      guard let coordinator = coordinator(&reader), let flag = reader.byte(), flag <= 1 else {
+        return nil
+      }
+      if flag == 0 {
+        kind = .leaveGuardChanged(coordinator, reason: nil)
+      } else {
+        guard let reason = reader.string() else { return nil }
+        kind = .leaveGuardChanged(coordinator, reason: reason)
+      }
     }
     return NavigationEvent(seq: Int(seq), version: Int(version), kind: kind)
   }
@@ -114,6 +176,8 @@ enum CompactEvent {
     case .reset: 3
     case .teardown: 4
     case .sessionEnded: 5
+    case .resolved: 6
+    case .requirementLost: 7
     }
   }
 

@@ -24,6 +24,8 @@ extension StopReason {
     case .reset: "reset"
     case .teardown: "teardown"
     case .sessionEnded: "sessionEnded"
+    case .resolved: "resolved"
+    case .requirementLost: "requirementLost"
     }
   }
 }
