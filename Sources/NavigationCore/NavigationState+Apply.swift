@@ -6,15 +6,24 @@ extension NavigationState {
   /// selecting the selected tab, tearing down a stopped coordinator) returns no events and keeps
   /// the version.
   public mutating func apply(_ command: Command) throws(NavigationError) -> [NavigationEvent] {
+    if case .discarding = command {
+      return try apply(Self.unwrapDiscard(command).0, discard: true)
+    }
+    return try apply(command, discard: false)
+  }
+
+  private mutating func apply(_ command: Command, discard: Bool) throws(NavigationError)
+    -> [NavigationEvent]
+  {
     guard !isEnded else { throw NavigationError(.sessionEnded, "the session has ended") }
     var pending = PendingEvents()
-    var (command, discard) = Self.unwrapDiscard(command)
     if case .batch(let ops) = command {
       // A batch runs on a copy so that a refusal halfway leaves the live state as it was.
       var scratch = self
       for (index, op) in ops.enumerated() {
         do throws(NavigationError) {
-          let (op, discardOp) = Self.unwrapDiscard(op)
+          var (op, discardOp) = (op, false)
+          if case .discarding = op { (op, discardOp) = Self.unwrapDiscard(op) }
           if case .batch = op {
             throw NavigationError(.invalidRequest, "a batch may not contain a batch")
           }
@@ -29,8 +38,7 @@ extension NavigationState {
       self = scratch
     } else if leaveGuards.isEmpty {
       // Nothing can hold the operation back once it has begun changing the state.
-      discard = true
-      try perform(command, discard: discard, into: &pending)
+      try perform(command, discard: true, into: &pending)
     } else {
       // A leave guard is only met while stopping, after changes: they are made on a copy.
       var scratch = self

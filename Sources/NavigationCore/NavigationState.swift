@@ -15,8 +15,9 @@ public struct NavigationState: Sendable {
   public internal(set) var lastSeq: Int
   /// What the app's backend says about the user; route guards read it (SPEC 9.1).
   public internal(set) var context = SessionContext()
-  /// The request a redirect is holding until the context opens its route (SPEC 9.2).
-  public internal(set) var pendingRequest: PendingRequest?
+  /// The request a redirect is holding until the context opens its route (SPEC 9.2). Boxed:
+  /// it is rare, and inline it would add its hundred-odd bytes to every state and every copy.
+  var pendingBox: PendingBox?
   /// Live coordinators with a leave guard, by increasing id (SPEC 9.3). Kept here rather than
   /// in each ``Coordinator``: few coordinators have one, and every coordinator of every session
   /// would otherwise carry the room for it.
@@ -153,6 +154,21 @@ public struct NavigationState: Sendable {
     }
     return count
   }
+}
+
+extension NavigationState {
+  /// The request a redirect is holding until the context opens its route (SPEC 9.2).
+  public internal(set) var pendingRequest: PendingRequest? {
+    get { pendingBox?.request }
+    set { pendingBox = newValue.map(PendingBox.init) }
+  }
+}
+
+/// A pending request behind one reference (see ``NavigationState/pendingBox``).
+final class PendingBox: Sendable {
+  let request: PendingRequest
+
+  init(_ request: PendingRequest) { self.request = request }
 }
 
 extension Array {

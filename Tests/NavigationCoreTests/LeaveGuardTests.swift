@@ -137,3 +137,38 @@ struct LeaveGuardTests {
     #expect(demoGraph.guards.isEmpty)
   }
 }
+
+@Suite("Restoring guarded state")
+struct GuardRestoreTests {
+  @Test("a restored state keeps its context, pending request and leave guards, checked")
+  func restore() throws {
+    var session = try GuardedSession()
+    try session.apply(.push(route("account")))  // signin c2, pending
+    try session.apply(.setLeaveGuard(c(1), reason: "draft"))
+    try session.apply(.setContext(["plan": .string("pro")]))
+    let saved = session.state
+    let restored = try NavigationState(
+      restoring: gatedGraph, limits: saved.limits, coordinators: saved.coordinators.values,
+      rootID: saved.rootID, version: saved.version, lastIssuedID: saved.lastIssuedID,
+      lastSeq: saved.lastSeq, context: saved.context, pendingRequest: saved.pendingRequest,
+      leaveGuards: saved.leaveGuards)
+    #expect(restored.context == saved.context)
+    #expect(restored.pendingRequest == saved.pendingRequest)
+    #expect(restored.leaveGuards == saved.leaveGuards)
+    // A guard or a pending request on a coordinator that is not live is damaged data.
+    #expect(throws: NavigationError.self) {
+      try NavigationState(
+        restoring: gatedGraph, limits: saved.limits, coordinators: saved.coordinators.values,
+        rootID: saved.rootID, version: saved.version, lastIssuedID: saved.lastIssuedID,
+        lastSeq: saved.lastSeq, leaveGuards: [LeaveGuard(coordinator: c(7), reason: "x")])
+    }
+    var pending = saved.pendingRequest
+    pending?.coordinator = c(7)
+    #expect(throws: NavigationError.self) {
+      try NavigationState(
+        restoring: gatedGraph, limits: saved.limits, coordinators: saved.coordinators.values,
+        rootID: saved.rootID, version: saved.version, lastIssuedID: saved.lastIssuedID,
+        lastSeq: saved.lastSeq, pendingRequest: pending)
+    }
+  }
+}
