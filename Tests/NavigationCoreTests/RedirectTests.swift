@@ -288,3 +288,50 @@ struct RedirectTests {
     #expect(try Session().state.allowed.redirects.isEmpty)
   }
 }
+
+@Suite("The Zumry flow")
+struct ZumryScenarioTests {
+  static let authenticated: SessionContext = ["authenticated": .bool(true)]
+
+  @Test("sign up from the login a creation redirected to, land on the dashboard, log out")
+  func signUpAndLogOut() throws {
+    var session = try GuardedSession(graph: zumryGraph)
+    try session.apply(.present(route("signup"), style: .fullScreenCover))  // c2 over login c1
+    #expect(session.routes == ["login", "signup"])
+    // The backend says the user is in: the whole login flow goes, the dashboard is the root.
+    #expect(
+      try session.apply(.setContext(Self.authenticated)) == [
+        "stopped c2 signup resolved", "stopped c1 login resolved",
+        #"context {"authenticated":true}"#, "applied dashboard",
+        "started c3 dashboard root under -",
+      ])
+    // Profile needs a role and has no redirect: refused while the user has none.
+    session.refuse(.present(route("profile"), style: .sheet), .requirementNotMet)
+    try session.apply(.setContext(["authenticated": .bool(true), "roles": .strings(["member"])]))
+    try session.apply(.present(route("profile"), style: .sheet))  // c4
+    try session.apply(.setLeaveGuard(c(4), reason: "unsaved profile"))
+    // A logout on another device closes everything here, the guarded sheet included.
+    #expect(
+      try session.apply(.setContext([:])) == [
+        "stopped c4 profile requirementLost", "stopped c3 dashboard requirementLost",
+        "context {}", "started c5 login root under -",
+      ])
+    #expect(session.state.leaveGuards.isEmpty)
+  }
+
+  @Test("a checkout link before the e-mail is verified waits on verifyEmail; leaving it cancels")
+  func checkoutWaitsForVerification() throws {
+    var session = try GuardedSession(graph: zumryGraph, context: Self.authenticated)
+    #expect(
+      try session.apply(.deepLink("https://zumry.example/dashboard/checkout/42")) == [
+        "started c2 verifyEmail sheet under c1", "redirected checkout to verifyEmail c2",
+      ])
+    #expect(session.state.allowed.dismiss)
+    #expect(
+      try session.apply(.dismiss()) == [
+        "stopped c2 verifyEmail dismiss", "dropped checkout cancelled",
+      ])
+    let allowed = session.state.allowed
+    #expect(allowed.push == ["checkout"] && allowed.redirects == ["checkout": "verifyEmail"])
+  }
+}
