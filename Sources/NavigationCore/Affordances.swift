@@ -92,7 +92,7 @@ extension NavigationState {
         &allowed, active: activeID, route: activeRoute, presentation: presentation,
         parent: parentID, room: room)
     }
-    if !leaveGuards.isEmpty {
+    if hasLeaveGuards {
       holdBack(&allowed, active: activeID, presentation: presentation, modal: modal)
     }
     return allowed

@@ -22,12 +22,18 @@ extension NavigationState {
       var scratch = self
       for (index, op) in ops.enumerated() {
         do throws(NavigationError) {
-          var (op, discardOp) = (op, false)
-          if case .discarding = op { (op, discardOp) = Self.unwrapDiscard(op) }
-          if case .batch = op {
-            throw NavigationError(.invalidRequest, "a batch may not contain a batch")
+          if case .discarding = op {
+            let inner = Self.unwrapDiscard(op).0
+            if case .batch = inner {
+              throw NavigationError(.invalidRequest, "a batch may not contain a batch")
+            }
+            try scratch.perform(inner, discard: true, into: &pending)
+          } else {
+            if case .batch = op {
+              throw NavigationError(.invalidRequest, "a batch may not contain a batch")
+            }
+            try scratch.perform(op, discard: discard, into: &pending)
           }
-          try scratch.perform(op, discard: discard || discardOp, into: &pending)
         } catch {
           var refusal = error
           refusal.opIndex = index
@@ -36,7 +42,7 @@ extension NavigationState {
         pending.endOperation()
       }
       self = scratch
-    } else if leaveGuards.isEmpty {
+    } else if !hasLeaveGuards {
       // Nothing can hold the operation back once it has begun changing the state.
       try perform(command, discard: true, into: &pending)
     } else {
@@ -75,7 +81,7 @@ extension NavigationState {
     pending.leaveBlock = nil
     try perform(command, into: &pending)
     if !discard, let block = pending.leaveBlock { throw Self.leaveBlocked(block) }
-    if pendingRequest != nil { dropPendingIfLeft(into: &pending) }
+    if guarding != nil { dropPendingIfLeft(into: &pending) }
   }
 
   private mutating func perform(_ command: Command, into pending: inout PendingEvents)

@@ -3,8 +3,8 @@
 extension NavigationState {
   /// The reason of `id`'s leave guard, or nil when it has none.
   public func leaveGuard(of id: CoordinatorID) -> String? {
-    guard !leaveGuards.isEmpty else { return nil }
-    return leaveGuards.first { $0.coordinator == id }?.reason
+    guard let guards = guarding?.leaveGuards else { return nil }
+    return guards.first { $0.coordinator == id }?.reason
   }
 
   mutating func setLeaveGuard(

@@ -62,7 +62,7 @@ extension NavigationState {
     if children.isEmpty {
       // A leaf, as a pop or a dismiss mostly stops: no walk.
       coordinators[id] = nil
-      if !leaveGuards.isEmpty { releaseLeaveGuard(of: id, stoppedFor: reason, into: &pending) }
+      if hasLeaveGuards { releaseLeaveGuard(of: id, stoppedFor: reason, into: &pending) }
       pending.stopped(.stopped(id, route: route, reason: reason))
       return
     }
@@ -72,7 +72,7 @@ extension NavigationState {
       guard let route = coordinators.route(of: current) else { continue }
       if childrenDone {
         coordinators[current] = nil
-        if !leaveGuards.isEmpty {
+        if hasLeaveGuards {
           releaseLeaveGuard(of: current, stoppedFor: reason, into: &pending)
         }
         pending.stopped(.stopped(current, route: route, reason: reason))
@@ -116,7 +116,7 @@ extension NavigationState {
     var pending = PendingEvents()
     stop(root, reason: .sessionEnded, into: &pending)
     // Nothing is left to redirect back to.
-    pendingRequest = nil
+    if guarding != nil { pendingRequest = nil }
     pending.happened(.sessionEnded(reason: reason))
     return commit(&pending)
   }

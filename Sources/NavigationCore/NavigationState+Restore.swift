@@ -20,9 +20,9 @@ extension NavigationState {
     }
     self.init(
       graph: graph, limits: limits, coordinators: table, version: version,
-      lastIssuedID: lastIssuedID, lastSeq: lastSeq, context: context,
-      leaveGuards: leaveGuards.sorted { $0.coordinator < $1.coordinator }, rootID: rootID)
-    self.pendingRequest = pendingRequest
+      lastIssuedID: lastIssuedID, lastSeq: lastSeq, rootID: rootID)
+    guarding = Guarding(
+      context, pendingRequest, leaveGuards.sorted { $0.coordinator < $1.coordinator })
     guard version >= 1, lastSeq >= 1 else {
       throw NavigationError(.invalidRequest, "version and sequence numbers start at 1")
     }

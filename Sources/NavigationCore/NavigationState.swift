@@ -13,15 +13,10 @@ public struct NavigationState: Sendable {
   public internal(set) var lastIssuedID: Int
   /// The sequence number of the latest event.
   public internal(set) var lastSeq: Int
-  /// What the app's backend says about the user; route guards read it (SPEC 9.1).
-  public internal(set) var context = SessionContext()
-  /// The request a redirect is holding until the context opens its route (SPEC 9.2). Boxed:
-  /// it is rare, and inline it would add its hundred-odd bytes to every state and every copy.
-  var pendingBox: PendingBox?
-  /// Live coordinators with a leave guard, by increasing id (SPEC 9.3). Kept here rather than
-  /// in each ``Coordinator``: few coordinators have one, and every coordinator of every session
-  /// would otherwise carry the room for it.
-  public internal(set) var leaveGuards: [LeaveGuard] = []
+  /// The context, the pending request and the leave guards, behind one reference that is nil
+  /// while all three are empty: most sessions never have any, and a state is copied on every
+  /// batch and path, so they cost such a session one word and no retain.
+  var guarding: Guarding?
   /// Nil only once the session has ended. Stored last, so that what follows a state can use
   /// the padding after its tag byte.
   public internal(set) var rootID: CoordinatorID?
@@ -34,7 +29,8 @@ public struct NavigationState: Sendable {
   ) throws(NavigationError) -> (NavigationState, [NavigationEvent]) {
     var state = NavigationState(
       graph: graph, limits: limits, coordinators: [:], version: 0, lastIssuedID: 0, lastSeq: 0,
-      context: context, rootID: nil)
+      rootID: nil)
+    if !context.isEmpty { state.context = context }
     let request = root ?? RouteRequest(route: graph.rootRoute)
     let route = try state.resolveRoute(request.route)
     guard graph.mayBeRoot(route) else {
@@ -157,18 +153,43 @@ public struct NavigationState: Sendable {
 }
 
 extension NavigationState {
+  /// What the app's backend says about the user; route guards read it (SPEC 9.1).
+  public internal(set) var context: SessionContext {
+    get { guarding?.context ?? SessionContext() }
+    set { guarding = Guarding(newValue, pendingRequest, leaveGuards) }
+  }
+
   /// The request a redirect is holding until the context opens its route (SPEC 9.2).
   public internal(set) var pendingRequest: PendingRequest? {
-    get { pendingBox?.request }
-    set { pendingBox = newValue.map(PendingBox.init) }
+    get { guarding?.pendingRequest }
+    set { guarding = Guarding(context, newValue, leaveGuards) }
   }
+
+  /// Live coordinators with a leave guard, by increasing id (SPEC 9.3). Kept here rather than
+  /// in each ``Coordinator``: few coordinators have one, and every coordinator of every session
+  /// would otherwise carry the room for it.
+  public internal(set) var leaveGuards: [LeaveGuard] {
+    get { guarding?.leaveGuards ?? [] }
+    set { guarding = Guarding(context, pendingRequest, newValue) }
+  }
+
+  /// Whether any coordinator has a leave guard: checked wherever coordinators stop.
+  var hasLeaveGuards: Bool { guarding.map { !$0.leaveGuards.isEmpty } ?? false }
 }
 
-/// A pending request behind one reference (see ``NavigationState/pendingBox``).
-final class PendingBox: Sendable {
-  let request: PendingRequest
+/// See ``NavigationState/guarding``. Immutable: a change makes a new one.
+final class Guarding: Sendable {
+  let context: SessionContext
+  let pendingRequest: PendingRequest?
+  let leaveGuards: [LeaveGuard]
 
-  init(_ request: PendingRequest) { self.request = request }
+  /// Nil when all three are empty.
+  init?(_ context: SessionContext, _ pendingRequest: PendingRequest?, _ leaveGuards: [LeaveGuard]) {
+    guard !context.isEmpty || pendingRequest != nil || !leaveGuards.isEmpty else { return nil }
+    self.context = context
+    self.pendingRequest = pendingRequest
+    self.leaveGuards = leaveGuards
+  }
 }
 
 extension Array {
