@@ -42,7 +42,7 @@ let package = Package(
     .target(
       name: "NavigationCore",
       dependencies: ["NavJSON"],
-      resources: [.embedInCode("Resources/demo.json")],
+      resources: [.embedInCode("Resources/demo.json"), .embedInCode("Resources/zumry.json")],
       swiftSettings: strictSettings
     ),
     // Sessions and what happens to them: ids and tokens, the transaction of an operation, the

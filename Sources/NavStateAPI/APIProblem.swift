@@ -63,6 +63,9 @@ public struct APIProblem: Error, Sendable {
     case .unprocessable: (status, title) = (422, "Operation refused")
     case .conflict: (status, title) = (409, "Operation conflicts with the session state")
     case .notFound: (status, title) = (404, "Not found")
+    // Issue 25 (guards): `requirement_not_met`. Its `route` and `missing` (error.details) are
+    // for the API layer of that issue to add to the problem.
+    case .forbidden: (status, title) = (403, "Forbidden")
     }
     var extra: [(String, String)] = []
     if let index = error.opIndex { extra.append(("opIndex", String(index))) }

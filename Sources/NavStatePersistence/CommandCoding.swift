@@ -21,6 +21,10 @@ package enum CommandCoding {
     case deepLink
     case teardown
     case batch
+    // Issue 25 (guards).
+    case setContext
+    case setLeaveGuard
+    case discarding
   }
 
   package static func append(_ command: Command, to bytes: inout [UInt8]) {
@@ -92,6 +96,21 @@ package enum CommandCoding {
       bytes.append(Tag.batch.rawValue)
       bytes.appendVarint(UInt64(commands.count))
       for command in commands { append(command, to: &bytes) }
+    case .setContext(let context):
+      bytes.append(Tag.setContext.rawValue)
+      bytes.appendJSON(context.json)
+    case .setLeaveGuard(let id, let reason):
+      bytes.append(Tag.setLeaveGuard.rawValue)
+      bytes.appendVarint(UInt64(id.number))
+      if let reason {
+        bytes.append(1)
+        bytes.appendBlob(reason)
+      } else {
+        bytes.append(0)
+      }
+    case .discarding(let command):
+      bytes.append(Tag.discarding.rawValue)
+      append(command, to: &bytes)
     }
   }
 
@@ -176,6 +195,19 @@ package enum CommandCoding {
         commands.append(command)
       }
       return .batch(commands)
+    case .setContext:
+      guard let json = reader.json(), let context = try? SessionContext(json: json) else {
+        return nil
+      }
+      return .setContext(context)
+    case .setLeaveGuard:
+      guard let id = readID(&reader), let id, let flag = reader.byte(), flag <= 1 else {
+        return nil
+      }
+      if flag == 0 { return .setLeaveGuard(id, reason: nil) }
+      return reader.string().map { .setLeaveGuard(id, reason: $0) }
+    case .discarding:
+      return read(&reader, depth: depth - 1).map(Command.discarding)
     }
   }
 

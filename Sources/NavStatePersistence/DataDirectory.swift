@@ -411,7 +411,8 @@ public final class DataDirectory: Sendable {
       }
       let migrated: (NavigationState, [NavigationEvent])
       do throws(NavigationError) {
-        migrated = try data.navigation.migrated(through: path)
+        migrated = try data.navigation.migrated(
+          through: path, isOpen: SessionStore.isOpen(in: data, under: path))
       } catch {
         throw SessionArchive.Damage(reason: "its migration is refused on replay: \(error.detail)")
       }

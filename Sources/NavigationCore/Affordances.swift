@@ -19,6 +19,11 @@ public struct Affordances: Sendable, Equatable {
   /// Coordinators whose presenter may be torn down (`DELETE .../coordinators/{cid}`): every live
   /// one but the root and single tabs.
   public var teardown: [CoordinatorID] = []
+  /// Closed routes listed above, each with the route its redirect starts instead (SPEC 9.2).
+  public var redirects: [String: String] = [:]
+  /// The leave guard that holds back `pop`, `back` or `dismiss` (which are then false), if
+  /// one does (SPEC 9.3).
+  public var leaveGuard: LeaveGuard?
 
   public init() {}
 }
@@ -82,6 +87,88 @@ extension NavigationState {
     allowed.back = presentation == .push || modal != nil
     allowed.dismiss = modal != nil
     allowed.teardown = coordinators.childIDs(notShownAs: .tab)
+    if graph.hasGuards {
+      allowGuarded(
+        &allowed, active: activeID, route: activeRoute, presentation: presentation,
+        parent: parentID, room: room)
+    }
+    if hasLeaveGuards {
+      holdBack(&allowed, active: activeID, presentation: presentation, modal: modal)
+    }
     return allowed
+  }
+
+  /// The route lists again with guards: an open route as before; a closed one only when its
+  /// redirect can start in its place (named in `redirects`), with the redirect's cost.
+  private func allowGuarded(
+    _ allowed: inout Affordances, active: CoordinatorID, route activeRoute: String,
+    presentation: Presentation, parent parentID: CoordinatorID?, room: Int
+  ) {
+    var redirects: [String: String] = [:]
+    func fitting(
+      _ choices: RouteGraph.Choices, room: Int, parentRoute: String?, keeping: Presentation?
+    )
+      -> [String]
+    {
+      var names: [String] = []
+      for (name, cost) in zip(choices.names, choices.costs) {
+        if graph.isOpen(name, in: context) {
+          if cost <= room { names.append(name) }
+        } else if let route = graph.route(named: name),
+          let (redirect, _) = redirectPlacement(
+            for: route, parentRoute: parentRoute, keeping: keeping),
+          redirect.coordinatorCost <= room
+        {
+          names.append(name)
+          redirects[name] = redirect.name
+        }
+      }
+      return names
+    }
+    guard let activeIndex = graph.index(of: activeRoute) else { return }
+    let successors = graph.successors[activeIndex]
+    allowed.push = fitting(successors.push, room: room, parentRoute: activeRoute, keeping: nil)
+    allowed.sheet = fitting(successors.sheet, room: room, parentRoute: activeRoute, keeping: nil)
+    allowed.fullScreenCover = fitting(
+      successors.fullScreenCover, room: room, parentRoute: activeRoute, keeping: nil)
+    if presentation != .tab {
+      let replaceRoom = room + subtreeSize(active)
+      if let parentID {
+        if let parentRoute = coordinators.route(of: parentID),
+          let parentIndex = graph.index(of: parentRoute),
+          let choices = graph.successors[parentIndex].choices(as: presentation)
+        {
+          allowed.replace = fitting(
+            choices, room: replaceRoom, parentRoute: parentRoute, keeping: presentation)
+        }
+      } else {
+        allowed.replace = fitting(
+          graph.rootChoices, room: replaceRoom, parentRoute: nil, keeping: nil)
+      }
+    }
+    allowed.redirects = redirects
+  }
+
+  /// Takes back what a leave guard refuses without `discard`, and names the guard.
+  private func holdBack(
+    _ allowed: inout Affordances, active: CoordinatorID, presentation: Presentation,
+    modal: CoordinatorID?
+  ) {
+    // The active coordinator is a leaf: a pop, a back from a pushed screen and a replace stop
+    // it alone; a dismiss, and a back from a modal flow, stop the modal's whole subtree.
+    let topGuard = firstLeaveGuard(inSubtreeOf: active)
+    let modalGuard = modal.flatMap(firstLeaveGuard(inSubtreeOf:))
+    let backGuard = presentation == .push ? topGuard : modalGuard
+    if topGuard != nil {
+      allowed.pop = false
+      allowed.replace = []
+      allowed.redirects = allowed.redirects.filter {
+        allowed.push.contains($0.key) || allowed.sheet.contains($0.key)
+          || allowed.fullScreenCover.contains($0.key)
+      }
+    }
+    if backGuard != nil { allowed.back = false }
+    if modalGuard != nil { allowed.dismiss = false }
+    allowed.leaveGuard = backGuard ?? modalGuard
   }
 }

@@ -15,4 +15,12 @@ public enum BuiltInGraphs {
     let demo = PackageResources.demo_json
     return [(try RouteGraph.decode(demo, source: "built-in demo.json"), demo)]
   }
+
+  /// Zumry's login / signup / dashboard / forgot-password flow, the example of guards and
+  /// redirects (SPEC 9.2): `dashboard` requires `{"authenticated": true}` and redirects to
+  /// `login`. Not among `load()`'s graphs yet: the service serves it once its API shows
+  /// `requires` and `redirect` (issue 25).
+  public static func zumry() throws(GraphError) -> RouteGraph {
+    try RouteGraph.decode(PackageResources.zumry_json, source: "built-in zumry.json")
+  }
 }

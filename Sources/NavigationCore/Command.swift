@@ -63,4 +63,12 @@ public indirect enum Command: Sendable, Equatable {
   /// The client's presenter for this coordinator was torn down.
   case teardown(CoordinatorID)
   case batch([Command])
+  /// Replaces the session's context (the backend's call; a merge patch is worked out first
+  /// with ``SessionContext/merging(_:)``).
+  case setContext(SessionContext)
+  /// Sets (a reason) or clears (nil) the leave guard of a live coordinator.
+  case setLeaveGuard(CoordinatorID, reason: String?)
+  /// The command, going ahead even where it stops coordinators with leave guards (`discard:
+  /// true`). Around a batch it covers every op; inside one, that op.
+  case discarding(Command)
 }

@@ -25,19 +25,27 @@ public struct NavigationError: Error, Sendable, Equatable, CustomStringConvertib
     case invalidURL = "invalid_url"
     case noRouteForURL = "no_route_for_url"
     case sessionEnded = "session_ended"
+    /// The route is closed in the session's context and has no redirect (SPEC 9.2).
+    case requirementNotMet = "requirement_not_met"
+    /// The operation would stop a coordinator with a leave guard, and did not say `discard`.
+    case leaveBlocked = "leave_blocked"
+    case invalidContext = "invalid_context"
+    case contextTooLarge = "context_too_large"
 
     /// What kind of refusal this is; the HTTP layer maps it to a status.
     public var kind: Kind {
       switch self {
       case .nothingToPop, .notInActiveFlow, .nothingToDismiss, .notAModal, .nothingToGoBackTo,
         .noTabContainer, .cannotReplaceTab, .targetNotFree, .coordinatorStopped,
-        .cannotTearDownRoot, .cannotTearDownTab:
+        .cannotTearDownRoot, .cannotTearDownTab, .leaveBlocked:
         .conflict
+      case .requirementNotMet:
+        .forbidden
       case .unknownCoordinator, .sessionEnded:
         .notFound
       case .invalidRequest, .unknownRoute, .invalidParams, .routeNotAllowed,
         .presentationNotAllowed, .notARootRoute, .coordinatorLimit, .noSuchTab, .invalidPath,
-        .invalidURL, .noRouteForURL:
+        .invalidURL, .noRouteForURL, .invalidContext, .contextTooLarge:
         .unprocessable
       }
     }
@@ -50,17 +58,29 @@ public struct NavigationError: Error, Sendable, Equatable, CustomStringConvertib
     case conflict
     /// It names something that does not exist (HTTP 404).
     case notFound
+    /// The session's context does not let it through (HTTP 403).
+    case forbidden
+  }
+
+  /// What a client needs beyond the code to act on a refusal, for the codes that carry more.
+  public enum Details: Sendable, Equatable {
+    /// `route` is closed; `missing` are the context keys whose requirement fails, sorted.
+    case requirementNotMet(route: String, missing: [String])
+    /// `coordinator` has a leave guard with this reason; retry with `discard` to go anyway.
+    case leaveBlocked(coordinator: CoordinatorID, reason: String)
   }
 
   public var code: Code
   public var detail: String
   /// For a refused batch: the position of the op that was refused.
   public var opIndex: Int?
+  public var details: Details?
 
-  public init(_ code: Code, _ detail: String, opIndex: Int? = nil) {
+  public init(_ code: Code, _ detail: String, opIndex: Int? = nil, details: Details? = nil) {
     self.code = code
     self.detail = detail
     self.opIndex = opIndex
+    self.details = details
   }
 
   public var kind: Kind { code.kind }

@@ -13,6 +13,16 @@ public struct NavigationEvent: Sendable, Equatable {
     /// The session moved from one version of its graph to another (graph versions, not session
     /// versions).
     case sessionMigrated(from: Int, to: Int)
+    /// The backend set the session's context (SPEC 9.1).
+    case contextChanged(SessionContext)
+    /// `route` was closed, so `redirect` was started instead as `coordinator` (SPEC 9.2).
+    case navigationRedirected(route: String, redirect: String, coordinator: CoordinatorID)
+    /// The pending request for `route` went ahead once the context opened it.
+    case pendingApplied(route: String)
+    /// The pending request for `route` was given up; `code` says why when it no longer applied.
+    case pendingDropped(route: String, reason: PendingDropReason, code: NavigationError.Code?)
+    /// A leave guard was set on `coordinator`, or cleared (`reason` nil) (SPEC 9.3).
+    case leaveGuardChanged(CoordinatorID, reason: String?)
 
     /// The `type` clients see, as a compile-time string: written as it is, with no `String`.
     public var staticTypeName: StaticString {
@@ -23,6 +33,11 @@ public struct NavigationEvent: Sendable, Equatable {
       case .tabSelected: "tab.selected"
       case .sessionEnded: "session.ended"
       case .sessionMigrated: "session.migrated"
+      case .contextChanged: "context.changed"
+      case .navigationRedirected: "navigation.redirected"
+      case .pendingApplied: "pending.applied"
+      case .pendingDropped: "pending.dropped"
+      case .leaveGuardChanged: "leaveGuard.changed"
       }
     }
 
@@ -55,6 +70,10 @@ struct PendingEvents {
   /// The active coordinator, when `activeIsKnown`.
   var knownActive: CoordinatorID?
   var activeIsKnown = false
+  /// The first coordinator with a leave guard that this operation stopped in a way a guard
+  /// holds back (see ``StopReason/isBlockedByLeaveGuard``); the operation is refused unless it
+  /// says `discard`.
+  var leaveBlock: (coordinator: CoordinatorID, reason: String)?
 
   mutating func forgetActive() { activeIsKnown = false }
 

@@ -6,6 +6,15 @@ extension NavigationState {
   /// selecting the selected tab, tearing down a stopped coordinator) returns no events and keeps
   /// the version.
   public mutating func apply(_ command: Command) throws(NavigationError) -> [NavigationEvent] {
+    if case .discarding = command {
+      return try apply(Self.unwrapDiscard(command).0, discard: true)
+    }
+    return try apply(command, discard: false)
+  }
+
+  private mutating func apply(_ command: Command, discard: Bool) throws(NavigationError)
+    -> [NavigationEvent]
+  {
     guard !isEnded else { throw NavigationError(.sessionEnded, "the session has ended") }
     var pending = PendingEvents()
     if case .batch(let ops) = command {
@@ -13,10 +22,18 @@ extension NavigationState {
       var scratch = self
       for (index, op) in ops.enumerated() {
         do throws(NavigationError) {
-          if case .batch = op {
-            throw NavigationError(.invalidRequest, "a batch may not contain a batch")
+          if case .discarding = op {
+            let inner = Self.unwrapDiscard(op).0
+            if case .batch = inner {
+              throw NavigationError(.invalidRequest, "a batch may not contain a batch")
+            }
+            try scratch.perform(inner, discard: true, into: &pending)
+          } else {
+            if case .batch = op {
+              throw NavigationError(.invalidRequest, "a batch may not contain a batch")
+            }
+            try scratch.perform(op, discard: discard, into: &pending)
           }
-          try scratch.perform(op, into: &pending)
         } catch {
           var refusal = error
           refusal.opIndex = index
@@ -25,10 +42,27 @@ extension NavigationState {
         pending.endOperation()
       }
       self = scratch
+    } else if !hasLeaveGuards {
+      // Nothing can hold the operation back once it has begun changing the state.
+      try perform(command, discard: true, into: &pending)
     } else {
-      try perform(command, into: &pending)
+      // A leave guard is only met while stopping, after changes: they are made on a copy.
+      var scratch = self
+      try scratch.perform(command, discard: discard, into: &pending)
+      self = scratch
     }
     return commit(&pending)
+  }
+
+  /// The command inside any `discarding` wrappers, and whether there was one.
+  static func unwrapDiscard(_ command: Command) -> (Command, discard: Bool) {
+    var command = command
+    var discard = false
+    while case .discarding(let inner) = command {
+      command = inner
+      discard = true
+    }
+    return (command, discard)
   }
 
   /// The same as `apply`, as a function from one state to the next.
@@ -41,7 +75,16 @@ extension NavigationState {
   }
 
   /// Runs one command. Each operation checks everything before it changes anything.
-  mutating func perform(_ command: Command, into pending: inout PendingEvents)
+  mutating func perform(_ command: Command, discard: Bool, into pending: inout PendingEvents)
+    throws(NavigationError)
+  {
+    pending.leaveBlock = nil
+    try perform(command, into: &pending)
+    if !discard, let block = pending.leaveBlock { throw Self.leaveBlocked(block) }
+    if guarding != nil { dropPendingIfLeft(into: &pending) }
+  }
+
+  private mutating func perform(_ command: Command, into pending: inout PendingEvents)
     throws(NavigationError)
   {
     switch command {
@@ -60,11 +103,20 @@ extension NavigationState {
     case .selectTab(let selector, let container):
       try selectTab(selector, container: container, into: &pending)
     case .setPath(let entries):
-      try reconcile(entries, into: &pending)
+      try reconcile(entries, op: .state, into: &pending)
     case .deepLink(let url):
-      try reconcile(try DeepLinkParser(graph: graph).entries(for: url), into: &pending)
+      try reconcile(
+        try DeepLinkParser(graph: graph).entries(for: url), op: .deeplink, url: url,
+        into: &pending)
     case .teardown(let id):
       try teardown(id, into: &pending)
+    case .setContext(let context):
+      try setContext(context, into: &pending)
+    case .setLeaveGuard(let id, let reason):
+      try setLeaveGuard(id, reason: reason, into: &pending)
+    case .discarding(let inner):
+      // Reached only nested below a batch op's own wrapper, which `apply` has taken off.
+      try perform(inner, into: &pending)
     case .batch:
       throw NavigationError(.invalidRequest, "a batch may not contain a batch")
     }

@@ -62,6 +62,7 @@ extension NavigationState {
     if children.isEmpty {
       // A leaf, as a pop or a dismiss mostly stops: no walk.
       coordinators[id] = nil
+      if hasLeaveGuards { releaseLeaveGuard(of: id, stoppedFor: reason, into: &pending) }
       pending.stopped(.stopped(id, route: route, reason: reason))
       return
     }
@@ -71,6 +72,9 @@ extension NavigationState {
       guard let route = coordinators.route(of: current) else { continue }
       if childrenDone {
         coordinators[current] = nil
+        if hasLeaveGuards {
+          releaseLeaveGuard(of: current, stoppedFor: reason, into: &pending)
+        }
         pending.stopped(.stopped(current, route: route, reason: reason))
       } else {
         stack.append((current, true))
@@ -111,6 +115,8 @@ extension NavigationState {
     guard let root = rootID else { return [] }
     var pending = PendingEvents()
     stop(root, reason: .sessionEnded, into: &pending)
+    // Nothing is left to redirect back to.
+    if guarding != nil { pendingRequest = nil }
     pending.happened(.sessionEnded(reason: reason))
     return commit(&pending)
   }

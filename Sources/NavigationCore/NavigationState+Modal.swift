@@ -11,6 +11,21 @@ extension NavigationState {
     let route = try resolveRoute(request.route)
     let params = try normalizedParams(request.params, for: route)
     try checkShowable(route, as: style.presentation, from: parent.route)
+    if graph.hasGuards,
+      let (redirect, presentation) = try redirect(
+        for: route, parentRoute: parent.route, keeping: nil)
+    {
+      try checkLimit(adding: redirect.coordinatorCost, removing: 0)
+      startRedirect(
+        redirect, as: presentation, under: parent.id,
+        for: PendingRequest(
+          op: .present, route: route.name,
+          action: .start(
+            route: route.name, params: params, presentation: style.presentation,
+            parent: parent.id)),
+        into: &pending)
+      return
+    }
     try checkLimit(adding: route.coordinatorCost, removing: 0)
     start(route, params: params, as: style.presentation, under: parent.id, into: &pending)
   }

@@ -8,10 +8,30 @@ extension NavigationState {
 
   /// Keeps the longest common prefix of the visible path (same route, params and presentation:
   /// same ids), stops the rest, starts the new entries. All stops come before all starts.
-  mutating func reconcile(_ entries: [PathEntry], into pending: inout PendingEvents)
-    throws(NavigationError)
-  {
-    let resolved = try resolve(entries)
+  ///
+  /// A path that crosses a closed route (SPEC 9.2) keeps its open prefix, shows the closed
+  /// entry's redirect in its place, and becomes the pending request, whole.
+  mutating func reconcile(
+    _ entries: [PathEntry], op: PendingRequest.Op, url: String? = nil,
+    into pending: inout PendingEvents
+  ) throws(NavigationError) {
+    var resolved = try resolve(entries)
+    var redirected: (position: Int, route: String, redirect: String)?
+    if graph.hasGuards,
+      let position = resolved.firstIndex(where: { !graph.isOpen($0.route.name, in: context) })
+    {
+      let closed = resolved[position].route
+      let parentRoute = position == 0 ? nil : resolved[position - 1].route.name
+      if let (redirect, presentation) = try redirect(
+        for: closed, parentRoute: parentRoute, keeping: nil)
+      {
+        resolved.removeSubrange(position...)
+        resolved.append(
+          ResolvedEntry(
+            route: redirect, params: defaultParams(for: redirect), presentation: presentation))
+        redirected = (position, closed.name, redirect.name)
+      }
+    }
     // The limit can only be judged once the work is done, so the work is done on a copy.
     var scratch = self
     var scratchPending = pending
@@ -20,6 +40,12 @@ extension NavigationState {
     // again from the root.
     scratchPending.forgetActive()
     try scratch.checkLimit(adding: 0, removing: 0)
+    if let redirected, let id = scratch.visiblePath[safe: redirected.position] {
+      scratch.recordPending(
+        PendingRequest(
+          op: op, route: redirected.route, url: url, coordinator: id, action: .path(entries)),
+        redirect: redirected.redirect, into: &scratchPending)
+    }
     self = scratch
     pending = scratchPending
   }

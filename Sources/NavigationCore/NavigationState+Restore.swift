@@ -5,7 +5,9 @@ extension NavigationState {
   /// foreign data never becomes a live session.
   public init(
     restoring graph: RouteGraph, limits: NavigationLimits, coordinators: [Coordinator],
-    rootID: CoordinatorID?, version: Int, lastIssuedID: Int, lastSeq: Int
+    rootID: CoordinatorID?, version: Int, lastIssuedID: Int, lastSeq: Int,
+    context: SessionContext = SessionContext(), pendingRequest: PendingRequest? = nil,
+    leaveGuards: [LeaveGuard] = []
   ) throws(NavigationError) {
     var table: CoordinatorTable = [:]
     var previous = 0
@@ -19,10 +21,18 @@ extension NavigationState {
     self.init(
       graph: graph, limits: limits, coordinators: table, version: version,
       lastIssuedID: lastIssuedID, lastSeq: lastSeq, rootID: rootID)
+    guarding = Guarding(
+      context, pendingRequest, leaveGuards.sorted { $0.coordinator < $1.coordinator })
     guard version >= 1, lastSeq >= 1 else {
       throw NavigationError(.invalidRequest, "version and sequence numbers start at 1")
     }
-    let problems = invariantViolations()
+    var problems = invariantViolations()
+    if let pendingRequest, self.coordinators[pendingRequest.coordinator] == nil {
+      problems.append("the pending request's redirect \(pendingRequest.coordinator) is not live")
+    }
+    for leaveGuard in leaveGuards where self.coordinators[leaveGuard.coordinator] == nil {
+      problems.append("a leave guard is on \(leaveGuard.coordinator), which is not live")
+    }
     guard problems.isEmpty else {
       throw NavigationError(.invalidRequest, problems.joined(separator: "; "))
     }

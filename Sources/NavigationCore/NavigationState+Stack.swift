@@ -20,6 +20,19 @@ extension NavigationState {
     let params = try normalizedParams(request.params, for: route)
     if singleTop, parent.route == route.name, parent.params == params { return }
     try checkShowable(route, as: .push, from: parent.route)
+    if graph.hasGuards,
+      let (redirect, presentation) = try redirect(
+        for: route, parentRoute: parent.route, keeping: nil)
+    {
+      try checkLimit(adding: redirect.coordinatorCost, removing: 0)
+      startRedirect(
+        redirect, as: presentation, under: parent.id,
+        for: PendingRequest(
+          op: .push, route: route.name,
+          action: .start(route: route.name, params: params, presentation: .push, parent: parent.id)),
+        into: &pending)
+      return
+    }
     try checkLimit(adding: route.coordinatorCost, removing: 0)
     start(route, params: params, as: .push, under: parent.id, into: &pending)
   }
@@ -106,12 +119,30 @@ extension NavigationState {
     }
     let route = try resolveRoute(request.route)
     let params = try normalizedParams(request.params, for: route)
+    var parentRoute: String?
     if let parentID = top.parent, let parent = coordinators[parentID] {
       try checkShowable(route, as: top.presentation, from: parent.route)
+      parentRoute = parent.route
     } else {
       guard graph.mayBeRoot(route) else {
         throw NavigationError(.notARootRoute, "route '\(route.name)' may not be a session's root")
       }
+    }
+    // A closed route's redirect takes the replaced coordinator's place, shown as it was.
+    if graph.hasGuards,
+      let (redirect, presentation) = try redirect(
+        for: route, parentRoute: parentRoute, keeping: top.parent == nil ? nil : top.presentation)
+    {
+      try checkLimit(adding: redirect.coordinatorCost, removing: subtreeSize(top.id))
+      stop(top.id, reason: .replace, into: &pending)
+      startRedirect(
+        redirect, as: presentation, under: top.parent,
+        for: PendingRequest(
+          op: .replace, route: route.name,
+          action: .start(
+            route: route.name, params: params, presentation: top.presentation, parent: top.parent)),
+        into: &pending)
+      return
     }
     try checkLimit(adding: route.coordinatorCost, removing: subtreeSize(top.id))
     stop(top.id, reason: .replace, into: &pending)

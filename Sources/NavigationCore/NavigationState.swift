@@ -14,6 +14,10 @@ public struct NavigationState: Sendable {
   public internal(set) var lastIssuedID: Int
   /// The sequence number of the latest event.
   public internal(set) var lastSeq: Int
+  /// The context, the pending request and the leave guards, behind one reference that is nil
+  /// while all three are empty: most sessions never have any, and a state is copied on every
+  /// batch and path, so they cost such a session one word and no retain.
+  var guarding: Guarding?
   /// Nil only once the session has ended. Stored last, so that what follows a state can use
   /// the padding after its tag byte.
   public internal(set) var rootID: CoordinatorID?
@@ -21,11 +25,13 @@ public struct NavigationState: Sendable {
   /// Starts a session at `root` (default: the graph's root route). Its start events are
   /// version 1, seq 1...
   public static func start(
-    graph: RouteGraph, root: RouteRequest? = nil, limits: NavigationLimits = .init()
+    graph: RouteGraph, root: RouteRequest? = nil, context: SessionContext = SessionContext(),
+    limits: NavigationLimits = .init()
   ) throws(NavigationError) -> (NavigationState, [NavigationEvent]) {
     var state = NavigationState(
       graph: graph, limits: limits, coordinators: [:], version: 0, lastIssuedID: 0, lastSeq: 0,
       rootID: nil)
+    if !context.isEmpty { state.context = context }
     let request = root ?? RouteRequest(route: graph.rootRoute)
     let route = try state.resolveRoute(request.route)
     guard graph.mayBeRoot(route) else {
@@ -33,8 +39,20 @@ public struct NavigationState: Sendable {
         .notARootRoute, "route '\(route.name)' may not be a session's root (it is not marked root)")
     }
     let params = try state.normalizedParams(request.params, for: route)
-    try state.checkLimit(adding: route.coordinatorCost, removing: 0)
     var pending = PendingEvents()
+    if graph.hasGuards,
+      let (redirect, _) = try state.redirect(for: route, parentRoute: nil, keeping: nil)
+    {
+      try state.checkLimit(adding: redirect.coordinatorCost, removing: 0)
+      state.startRedirect(
+        redirect, as: .root, under: nil,
+        for: PendingRequest(
+          op: .create, route: route.name,
+          action: .start(route: route.name, params: params, presentation: .root, parent: nil)),
+        into: &pending)
+      return (state, state.commit(&pending))
+    }
+    try state.checkLimit(adding: route.coordinatorCost, removing: 0)
     state.start(route, params: params, as: .root, under: nil, into: &pending)
     let events = state.commit(&pending)
     return (state, events)
@@ -132,6 +150,46 @@ public struct NavigationState: Sendable {
       stack += coordinators.children(of: next)
     }
     return count
+  }
+}
+
+extension NavigationState {
+  /// What the app's backend says about the user; route guards read it (SPEC 9.1).
+  public internal(set) var context: SessionContext {
+    get { guarding?.context ?? SessionContext() }
+    set { guarding = Guarding(newValue, pendingRequest, leaveGuards) }
+  }
+
+  /// The request a redirect is holding until the context opens its route (SPEC 9.2).
+  public internal(set) var pendingRequest: PendingRequest? {
+    get { guarding?.pendingRequest }
+    set { guarding = Guarding(context, newValue, leaveGuards) }
+  }
+
+  /// Live coordinators with a leave guard, by increasing id (SPEC 9.3). Kept here rather than
+  /// in each ``Coordinator``: few coordinators have one, and every coordinator of every session
+  /// would otherwise carry the room for it.
+  public internal(set) var leaveGuards: [LeaveGuard] {
+    get { guarding?.leaveGuards ?? [] }
+    set { guarding = Guarding(context, pendingRequest, newValue) }
+  }
+
+  /// Whether any coordinator has a leave guard: checked wherever coordinators stop.
+  var hasLeaveGuards: Bool { guarding.map { !$0.leaveGuards.isEmpty } ?? false }
+}
+
+/// See ``NavigationState/guarding``. Immutable: a change makes a new one.
+final class Guarding: Sendable {
+  let context: SessionContext
+  let pendingRequest: PendingRequest?
+  let leaveGuards: [LeaveGuard]
+
+  /// Nil when all three are empty.
+  init?(_ context: SessionContext, _ pendingRequest: PendingRequest?, _ leaveGuards: [LeaveGuard]) {
+    guard !context.isEmpty || pendingRequest != nil || !leaveGuards.isEmpty else { return nil }
+    self.context = context
+    self.pendingRequest = pendingRequest
+    self.leaveGuards = leaveGuards
   }
 }
 

@@ -28,4 +28,17 @@ public enum StopReason: String, Sendable, Hashable, CaseIterable {
   case sessionEnded
   /// A new version of the graph no longer allows it where it was.
   case migrated
+  /// A redirect screen whose pending request could go ahead once the context allowed it.
+  case resolved
+  /// The context changed so that the coordinator's route is closed (a logout).
+  case requirementLost
+
+  /// Whether a leave guard holds this stop back: the user's own navigation does; a view that is
+  /// gone, a session that ends, or a context that no longer lets the user in do not.
+  var isBlockedByLeaveGuard: Bool {
+    switch self {
+    case .pop, .dismiss, .replace, .reset: true
+    case .teardown, .sessionEnded, .resolved, .requirementLost, .migrated: false
+    }
+  }
 }

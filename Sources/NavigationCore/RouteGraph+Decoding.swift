@@ -25,6 +25,7 @@ private let topLevelKeys: Set<String> = [
 ]
 private let routeKeys: Set<String> = [
   "name", "path", "params", "presentation", "presentations", "next", "tabs", "root", "description",
+  "requires", "redirect",
 ]
 private let paramKeys: Set<String> = ["type", "required", "default"]
 
@@ -47,6 +48,7 @@ private struct GraphDecoder {
       throw fail("'routes' must be a non-empty array")
     }
     var routes: [Route] = []
+    var guards: [RouteGuard?] = []
     var seen: Set<String> = []
     for element in routeList {
       let route = try decodeRoute(element)
@@ -54,6 +56,7 @@ private struct GraphDecoder {
         throw fail("declared more than once", route: route.name)
       }
       routes.append(route)
+      guards.append(try decodeGuard(element, route: route.name))
     }
     guard let root = object["root"]?.stringValue else {
       throw fail("'root' must name the route sessions start at")
@@ -61,11 +64,92 @@ private struct GraphDecoder {
     guard seen.contains(root) else { throw fail("'root' names unknown route '\(root)'") }
     try checkReferences(routes, known: seen)
     try checkPaths(routes)
+    try checkGuards(guards, of: routes)
     routes = try withCoordinatorCosts(routes)
     let versions = VersionDecoder(source: source)
     return RouteGraph(
       name: name, rootRoute: root, routes: routes, version: try versions.version(object["version"]),
-      migration: try versions.migration(object["migrate"], known: seen))
+      migration: try versions.migration(object["migrate"], known: seen), guards: guards)
+  }
+
+  /// `requires` (context key to a value, or an array of accepted values) and `redirect`.
+  func decodeGuard(_ element: JSONValue, route: String) throws(GraphError) -> RouteGuard? {
+    guard let object = element.objectValue else { return nil }
+    let requiresValue = object["requires"]
+    let redirectValue = object["redirect"]
+    if requiresValue == nil && redirectValue == nil { return nil }
+    var redirect: String?
+    if let redirectValue {
+      guard let name = redirectValue.stringValue else {
+        throw fail("'redirect' must name a route", route: route)
+      }
+      redirect = name
+    }
+    guard let requiresObject = requiresValue?.objectValue, !requiresObject.members.isEmpty else {
+      if requiresValue == nil {
+        throw fail("'redirect' without 'requires' would never be used", route: route)
+      }
+      throw fail("'requires' must be a non-empty object of context keys", route: route)
+    }
+    var requirements: [RouteGuard.Requirement] = []
+    for member in requiresObject.members {
+      let given = member.value.arrayValue ?? [member.value]
+      var accepted: [ContextValue] = []
+      for value in given {
+        guard let converted = ContextValue(json: value), value.arrayValue == nil else {
+          throw fail(
+            "'requires' key '\(member.key)' must be a string, an integer, a boolean or an array of them",
+            route: route)
+        }
+        accepted.append(converted)
+      }
+      guard !accepted.isEmpty else {
+        throw fail("'requires' key '\(member.key)' accepts no value", route: route)
+      }
+      requirements.append(RouteGuard.Requirement(key: member.key, accepted: accepted))
+    }
+    return RouteGuard(requires: requirements, redirect: redirect)
+  }
+
+  /// Redirects name known routes that can start on their own, never loop, and tabs have no
+  /// `requires`: a tab starts with its container, so a guard on it could not hold it back.
+  func checkGuards(_ guards: [RouteGuard?], of routes: [Route]) throws(GraphError) {
+    let byName = Dictionary(uniqueKeysWithValues: routes.map { ($0.name, $0) })
+    let guardByName = Dictionary(
+      uniqueKeysWithValues: zip(routes, guards).compactMap { pair in
+        pair.1.map { (pair.0.name, $0) }
+      })
+    let tabRoutes = Set(routes.flatMap { $0.tabs ?? [] })
+    for (route, routeGuard) in zip(routes, guards) {
+      guard let routeGuard else { continue }
+      if tabRoutes.contains(route.name) {
+        throw fail(
+          "a tab may not have 'requires': it starts with its container, so guard the container",
+          route: route.name)
+      }
+      guard let redirect = routeGuard.redirect else { continue }
+      guard let target = byName[redirect] else {
+        throw fail("'redirect' names unknown route '\(redirect)'", route: route.name)
+      }
+      if let missing = target.params.first(where: {
+        $0.spec.required && $0.spec.defaultValue == nil
+      }) {
+        throw fail(
+          "'redirect' names '\(redirect)', whose required param '\(missing.name)' has no default: a redirect starts on its own",
+          route: route.name)
+      }
+      // Each route has at most one redirect, so following the chain finds any loop.
+      var chain = [route.name]
+      var next: String? = redirect
+      while let current = next {
+        if let start = chain.firstIndex(of: current) {
+          let loop = (chain[start...] + [current]).joined(separator: " -> ")
+          throw fail("redirects loop: \(loop)", route: route.name)
+        }
+        chain.append(current)
+        next = guardByName[current]?.redirect
+      }
+    }
   }
 
   func decodeRoute(_ element: JSONValue) throws(GraphError) -> Route {

@@ -18,17 +18,26 @@ public final class RouteGraph: Sendable {
   let successors: [Successors]
   /// The routes a session (or a replaced root) may start at.
   let rootChoices: Choices
+  /// For each route (by index), its `requires` and `redirect`, or nil; empty when no route
+  /// has either.
+  let guards: [RouteGuard?]
+  /// Whether any route has `requires` or `redirect`. Checked first wherever guards matter,
+  /// so that a graph without them does no guard work at all.
+  public let hasGuards: Bool
 
   /// Builds a graph from routes that `RouteGraph.decode` has already validated.
   init(
     name: String, rootRoute: String, routes: [Route], version: Int = 1,
-    migration: GraphMigration = .none
+    migration: GraphMigration = .none, guards: [RouteGuard?] = []
   ) {
     self.name = name
     self.rootRoute = rootRoute
     self.version = version
     self.migration = migration
     self.routes = routes
+    let hasGuards = guards.contains { $0 != nil }
+    self.hasGuards = hasGuards
+    self.guards = hasGuards ? guards : []
     var index: [String: Int] = [:]
     for (position, route) in routes.enumerated() { index[route.name] = position }
     self.indexByName = index

@@ -47,7 +47,7 @@ import Testing
     let id = CoordinatorID(Int.random(in: 1...1_000_000, using: &random))
     let route = text(&random)
     let kind: NavigationEvent.Kind
-    switch Int.random(in: 0...5, using: &random) {
+    switch Int.random(in: 0...10, using: &random) {
     case 0:
       var params = Params()
       for _ in 0..<Int.random(in: 0...3, using: &random) {
@@ -74,10 +74,26 @@ import Testing
       kind = .tabSelected(container: id, tab: Int.random(in: 0...20, using: &random), route: route)
     case 4:
       kind = .sessionEnded(reason: Bool.random(using: &random) ? .deleted : .expired)
-    default:
+    case 10:
       kind = .sessionMigrated(
         from: Int.random(in: 1...Int.max, using: &random),
         to: Int.random(in: 1...Int.max, using: &random))
+    case 5:
+      kind = .contextChanged(
+        [
+          text(&random): .string(text(&random)),
+          "n": .int(Int64.random(in: .min ... .max, using: &random)),
+          "b": .bool(Bool.random(using: &random)), "s": .strings([text(&random), text(&random)]),
+        ])
+    case 6: kind = .navigationRedirected(route: route, redirect: text(&random), coordinator: id)
+    case 7: kind = .pendingApplied(route: route)
+    case 8:
+      kind = .pendingDropped(
+        route: route, reason: PendingDropReason.allCases.randomElement(using: &random)!,
+        code: Bool.random(using: &random)
+          ? nil : NavigationError.Code.allCases.randomElement(using: &random)!)
+    default:
+      kind = .leaveGuardChanged(id, reason: Bool.random(using: &random) ? nil : text(&random))
     }
     return NavigationEvent(
       seq: Int.random(in: 1...Int.max, using: &random),

@@ -33,6 +33,12 @@ import Testing
     .deepLink("myapp://tabs/search?query=shoes"),
     .teardown(CoordinatorID(12)),
     .batch([.push(RouteRequest(route: "detail", params: params)), .pop(), .batch([])]),
+    // Issue 25 (guards).
+    .setContext([:]),
+    .setContext(["a": .bool(true), "n": .int(-7), "s": .strings(["x", "é"]), "t": .string("")]),
+    .setLeaveGuard(CoordinatorID(4), reason: "unsaved \"draft\""),
+    .setLeaveGuard(CoordinatorID(4), reason: nil),
+    .discarding(.pop()), .discarding(.batch([.back(), .discarding(.dismiss(.all))])),
   ]
 
   @Test("every command reads back as it was written", arguments: commands)

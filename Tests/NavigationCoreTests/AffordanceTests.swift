@@ -101,6 +101,135 @@ struct AffordanceTests {
     #expect(!listedSomething.tabs.isEmpty && listedSomething.pop && listedSomething.dismiss)
   }
 
+  /// What guards add to `disagreements`: `discard` lets every structurally possible pop,
+  /// back and dismiss through; `leaveGuard` is named exactly when a guard holds one back;
+  /// `redirects` names exactly the listed closed routes.
+  static func guardDisagreements(in state: NavigationState) -> [String] {
+    let allowed = state.allowed
+    var found: [String] = []
+    let pop = accepts(state, .discarding(.pop()))
+    let back = accepts(state, .discarding(.back()))
+    let dismiss = accepts(state, .discarding(.dismiss()))
+    let held = (pop && !allowed.pop) || (back && !allowed.back) || (dismiss && !allowed.dismiss)
+    if held != (allowed.leaveGuard != nil) {
+      found.append("leaveGuard \(String(describing: allowed.leaveGuard)) but held back: \(held)")
+    }
+    if let named = allowed.leaveGuard, state.leaveGuard(of: named.coordinator) != named.reason {
+      found.append("leaveGuard names \(named), which is not a guard")
+    }
+    let listed = Set(allowed.push + allowed.sheet + allowed.fullScreenCover + allowed.replace)
+    for name in listed where !state.graph.isOpen(name, in: state.context) {
+      if allowed.redirects[name] == nil { found.append("closed \(name) listed without redirect") }
+    }
+    for (name, redirect) in allowed.redirects {
+      if state.graph.isOpen(name, in: state.context) { found.append("open \(name) in redirects") }
+      if !listed.contains(name) { found.append("\(name) in redirects but not listed") }
+      if state.graph.routeGuard(of: name)?.redirect != redirect {
+        found.append("\(name) redirects to \(redirect)?")
+      }
+    }
+    return found
+  }
+
+  static let contexts: [SessionContext] = [
+    [:], signedIn, ["signedIn": .bool(false)], ["signedIn": .bool(true), "plan": .string("pro")],
+    ["roles": .strings(["user", "admin"])],
+    ["signedIn": .bool(true), "plan": .string("team"), "roles": .strings(["owner"])],
+    ["authenticated": .bool(true)], ["authenticated": .bool(true), "emailVerified": .bool(true)],
+  ]
+
+  /// A random command for the guarded walk: mostly what `allowed` offers, often a context or a
+  /// leave guard change, sometimes a discard, a teardown, a path or a link.
+  static func guardedCommand(_ state: NavigationState, _ random: inout SplitMix64) -> Command {
+    let allowed = state.allowed
+    func request(_ names: [String]) -> RouteRequest? {
+      guard !names.isEmpty, let route = state.graph.route(named: random.pick(names)) else {
+        return nil
+      }
+      return RouteRequest(route: route.name, params: validParams(route))
+    }
+    let live = state.coordinators.keys
+    switch random.int(0...13) {
+    case 0, 1: return request(allowed.push).map { .push($0) } ?? .back()
+    case 2: return request(allowed.sheet).map { .present($0, style: .sheet) } ?? .back()
+    case 3:
+      return request(allowed.fullScreenCover).map { .present($0, style: .fullScreenCover) }
+        ?? .back()
+    case 4: return request(allowed.replace).map { .replace($0) } ?? .pop()
+    case 5: return random.pick([Command.pop(), .back(), .dismiss(), .dismiss(.all)])
+    case 6, 7: return .setContext(random.pick(contexts))
+    case 8:
+      let id = random.pick(live)
+      return .setLeaveGuard(id, reason: random.chance(3) ? nil : "r\(id.number)")
+    case 9: return .discarding(random.pick([Command.pop(), .back(), .dismiss()]))
+    case 10: return .teardown(random.pick(live))
+    case 11:
+      let roots = state.graph.routes.filter { state.graph.mayBeRoot($0) }.map(\.name)
+      var entries = [PathEntry(route: random.pick(roots), presentation: .root)]
+      for _ in 0..<random.int(0...2) {
+        let next = state.graph.routes.filter { $0.tabs == nil && $0.presentations.contains(.push) }
+        let route = random.pick(next)
+        entries.append(
+          PathEntry(route: route.name, params: validParams(route), presentation: .push))
+      }
+      return .setPath(entries)
+    case 12:
+      let links = [
+        "/home/account", "/home/detail/1/account/detail/2", "/vault/vaultKeys", "/admin",
+        "/dashboard/checkout/7", "/login/forgotPassword", "/home/billing",
+      ]
+      return .deepLink(random.pick(links))
+    default:
+      return .batch([.setContext(random.pick(contexts)), .discarding(.back())])
+    }
+  }
+
+  @Test("over random states, contexts and leave guards on guarded graphs, allowed is exact")
+  func guardedListedMeansAccepted() {
+    var checkedStates = 0
+    var redirectsSeen = 0
+    var heldBack = 0
+    for seed in UInt64(1)...240 {
+      var random = SplitMix64(seed: seed)
+      let graph = seed % 3 == 0 ? zumryGraph : gatedGraph
+      let roots = graph.routes.filter { graph.mayBeRoot($0) }.map(\.name)
+      let limit = random.chance(4) ? random.int(3...8) : 256
+      guard
+        var (state, _) = try? NavigationState.start(
+          graph: graph, root: RouteRequest(route: random.pick(roots)),
+          context: random.pick(Self.contexts), limits: NavigationLimits(maxCoordinators: limit))
+      else { continue }
+      for step in 0..<30 {
+        let problems =
+          Self.disagreements(in: state) + Self.guardDisagreements(in: state)
+          + guardViolations(state) + state.invariantViolations()
+        #expect(problems.isEmpty, "seed \(seed) step \(step): \(problems)")
+        if !problems.isEmpty { return }
+        checkedStates += 1
+        redirectsSeen += state.allowed.redirects.count
+        if state.allowed.leaveGuard != nil { heldBack += 1 }
+        let command = Self.guardedCommand(state, &random)
+        let before = state
+        if let events = try? state.apply(command) {
+          var isBatch = false
+          if case .batch = command { isBatch = true }
+          let rules = eventRuleViolations(
+            events, before: before, after: state, orderedByOperation: !isBatch)
+          #expect(rules.isEmpty, "seed \(seed) step \(step) \(brief(command)): \(rules)")
+          if !rules.isEmpty { return }
+        } else if Snapshot(state) != Snapshot(before) || state.context != before.context
+          || state.pendingRequest != before.pendingRequest
+          || state.leaveGuards != before.leaveGuards
+        {
+          Issue.record("seed \(seed) step \(step): a refused \(brief(command)) changed the state")
+          return
+        }
+      }
+    }
+    #expect(checkedStates > 5000)
+    #expect(redirectsSeen > 0 && heldBack > 0)
+  }
+
   @Test("the affordances of the demo graph's master/detail screens")
   func masterDetail() throws {
     var (state, _) = try NavigationState.start(graph: demoGraph)

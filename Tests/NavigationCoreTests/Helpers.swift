@@ -238,6 +238,13 @@ func describe(_ events: [NavigationEvent]) -> [String] {
     case .tabSelected(let container, let tab, let route): "tab \(container) \(tab) \(route)"
     case .sessionEnded(let reason): "ended \(reason.rawValue)"
     case .sessionMigrated(let from, let to): "migrated \(from) -> \(to)"
+    case .contextChanged(let context): "context \(context.json.encodedString)"
+    case .navigationRedirected(let route, let redirect, let coordinator):
+      "redirected \(route) to \(redirect) \(coordinator)"
+    case .pendingApplied(let route): "applied \(route)"
+    case .pendingDropped(let route, let reason, let code):
+      "dropped \(route) \(reason.rawValue)\(code.map { " \($0.rawValue)" } ?? "")"
+    case .leaveGuardChanged(let id, let reason): "guard \(id) \(reason ?? "-")"
     }
   }
 }

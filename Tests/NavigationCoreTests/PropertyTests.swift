@@ -376,6 +376,9 @@ func brief(_ command: Command) -> String {
   case .deepLink(let url): return "deepLink \(url)"
   case .teardown(let id): return "teardown \(id)"
   case .batch(let ops): return "batch [\(ops.map(brief).joined(separator: "; "))]"
+  case .setContext(let context): return "setContext \(context.json.encodedString)"
+  case .setLeaveGuard(let id, let reason): return "leaveGuard \(id) \(reason ?? "-")"
+  case .discarding(let command): return "discard \(brief(command))"
   }
 }
 
@@ -566,6 +569,9 @@ struct PropertyTests {
     case .deepLink: "deepLink"
     case .teardown: "teardown"
     case .batch: "batch"
+    case .setContext: "setContext"
+    case .setLeaveGuard: "setLeaveGuard"
+    case .discarding: "discarding"
     }
   }
 

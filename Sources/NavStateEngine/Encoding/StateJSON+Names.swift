@@ -25,6 +25,8 @@ extension StopReason {
     case .teardown: "teardown"
     case .sessionEnded: "sessionEnded"
     case .migrated: "migrated"
+    case .resolved: "resolved"
+    case .requirementLost: "requirementLost"
     }
   }
 }

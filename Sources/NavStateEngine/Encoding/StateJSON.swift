@@ -309,6 +309,34 @@ public enum StateJSON {
       writer.int(from)
       writer.key("to")
       writer.int(to)
+    // Issue 25 (guards), written as SPEC 9.1 to 9.3 name their fields.
+    case .contextChanged(let context):
+      writer.key("context")
+      writer.value(context.json)
+    case .navigationRedirected(let route, let redirect, let coordinator):
+      writer.key("coordinator")
+      writeID(coordinator, into: &writer)
+      writer.key("route")
+      writer.string(route)
+      writer.key("redirect")
+      writer.string(redirect)
+    case .pendingApplied(let route):
+      writer.key("route")
+      writer.string(route)
+    case .pendingDropped(let route, let reason, let code):
+      writer.key("route")
+      writer.string(route)
+      writer.key("reason")
+      writer.string(reason.rawValue)
+      if let code {
+        writer.key("code")
+        writer.string(code.rawValue)
+      }
+    case .leaveGuardChanged(let coordinator, let reason):
+      writer.key("coordinator")
+      writeID(coordinator, into: &writer)
+      writer.key("reason")
+      if let reason { writer.string(reason) } else { writer.null() }
     }
     writer.endObject()
   }

@@ -8,12 +8,14 @@ package enum CompactEvent {
   private enum Tag: UInt8 {
     case started = 1
     case stopped, resumed, tabSelected, sessionEnded, sessionMigrated
+    case contextChanged, navigationRedirected, pendingApplied, pendingDropped, leaveGuardChanged
   }
 
   /// In code order (see `code(of:)`).
   package static let presentations: [Presentation] = [.root, .push, .sheet, .fullScreenCover, .tab]
   private static let stopReasons: [StopReason] = [
-    .pop, .dismiss, .replace, .reset, .teardown, .sessionEnded, .migrated,
+    .pop, .dismiss, .replace, .reset, .teardown, .sessionEnded, .migrated, .resolved,
+    .requirementLost,
   ]
   private static let endReasons: [SessionEndReason] = [.deleted, .expired]
 
@@ -53,6 +55,34 @@ package enum CompactEvent {
       bytes.append(Tag.sessionMigrated.rawValue)
       bytes.appendVarint(UInt64(from))
       bytes.appendVarint(UInt64(to))
+    case .contextChanged(let context):
+      bytes.append(Tag.contextChanged.rawValue)
+      bytes.appendJSON(context.json)
+    case .navigationRedirected(let route, let redirect, let coordinator):
+      bytes.append(Tag.navigationRedirected.rawValue)
+      bytes.appendVarint(UInt64(coordinator.number))
+      bytes.appendBlob(route)
+      bytes.appendBlob(redirect)
+    case .pendingApplied(let route):
+      bytes.append(Tag.pendingApplied.rawValue)
+      bytes.appendBlob(route)
+    case .pendingDropped(let route, let reason, let code):
+      bytes.append(Tag.pendingDropped.rawValue)
+      bytes.appendBlob(route)
+      bytes.append(UInt8(PendingDropReason.allCases.firstIndex(of: reason) ?? 0))
+      // 0 for none, else 1 + the code's position among all codes.
+      bytes.append(
+        UInt8(code.flatMap { NavigationError.Code.allCases.firstIndex(of: $0) }.map { $0 + 1 } ?? 0)
+      )
+    case .leaveGuardChanged(let coordinator, let reason):
+      bytes.append(Tag.leaveGuardChanged.rawValue)
+      bytes.appendVarint(UInt64(coordinator.number))
+      if let reason {
+        bytes.append(1)
+        bytes.appendBlob(reason)
+      } else {
+        bytes.append(0)
+      }
     }
   }
 
@@ -98,6 +128,38 @@ package enum CompactEvent {
       guard let from = reader.varint(), let to = reader.varint(), from <= Int.max, to <= Int.max
       else { return nil }
       kind = .sessionMigrated(from: Int(from), to: Int(to))
+    case .contextChanged:
+      guard let json = reader.json(), let context = try? SessionContext(json: json) else {
+        return nil
+      }
+      kind = .contextChanged(context)
+    case .navigationRedirected:
+      guard let coordinator = coordinator(&reader), let route = reader.string(),
+        let redirect = reader.string()
+      else { return nil }
+      kind = .navigationRedirected(route: route, redirect: redirect, coordinator: coordinator)
+    case .pendingApplied:
+      guard let route = reader.string() else { return nil }
+      kind = .pendingApplied(route: route)
+    case .pendingDropped:
+      let codes = NavigationError.Code.allCases
+      guard let route = reader.string(),
+        let reason = element(of: PendingDropReason.allCases, &reader),
+        let code = reader.byte(), Int(code) <= codes.count
+      else { return nil }
+      kind = .pendingDropped(
+        route: route, reason: reason,
+        code: code == 0 ? nil : codes[codes.index(codes.startIndex, offsetBy: Int(code) - 1)])
+    case .leaveGuardChanged:
+      guard let coordinator = coordinator(&reader), let flag = reader.byte(), flag <= 1 else {
+        return nil
+      }
+      if flag == 0 {
+        kind = .leaveGuardChanged(coordinator, reason: nil)
+      } else {
+        guard let reason = reader.string() else { return nil }
+        kind = .leaveGuardChanged(coordinator, reason: reason)
+      }
     }
     return NavigationEvent(seq: Int(seq), version: Int(version), kind: kind)
   }
@@ -123,6 +185,8 @@ package enum CompactEvent {
     case .teardown: 4
     case .sessionEnded: 5
     case .migrated: 6
+    case .resolved: 7
+    case .requirementLost: 8
     }
   }
 

@@ -26,7 +26,8 @@ extension SessionStore {
     let from = data.navigation.graphVersion
     let migrated: (NavigationState, [NavigationEvent])
     do {
-      migrated = try data.navigation.migrated(through: newer, isOpen: Self.isOpen(in: data))
+      migrated = try data.navigation.migrated(
+        through: newer, isOpen: Self.isOpen(in: data, under: newer))
     } catch {
       return
     }
@@ -53,9 +54,15 @@ extension SessionStore {
     counters.countMigration(graph: data.navigation.graph.name)
   }
 
-  /// Whether a route is open in the session's context (guards, SPEC 9.2).
-  static func isOpen(in data: SessionRecord.Data) -> (Route) -> Bool {
-    { _ in true }
+  /// Whether a route of the newest of `graphs` is open in the session's context (SPEC 9.2): a
+  /// route the new version guards, and the context does not open, stops like any other the new
+  /// version forbids.
+  package static func isOpen(in data: SessionRecord.Data, under graphs: [RouteGraph])
+    -> (Route) -> Bool
+  {
+    let context = data.navigation.context
+    guard let target = graphs.last, target.hasGuards else { return { _ in true } }
+    return { route in target.isOpen(route.name, in: context) }
   }
 
   /// What migrating every live session of `graph`'s name to `graph` (not yet loaded) would do.
@@ -66,7 +73,7 @@ extension SessionStore {
         guard !data.ended, data.navigation.graph.name == graph.name else { return }
         let path = catalog.versions(after: data.navigation.graph) + [graph]
         if let summary = try? data.navigation.migrationSummary(
-          through: path, isOpen: Self.isOpen(in: data))
+          through: path, isOpen: Self.isOpen(in: data, under: path))
         {
           report.add(summary)
         }
@@ -91,7 +98,7 @@ extension SessionStore {
           return
         }
         if let summary = try? data.navigation.migrationSummary(
-          through: newer, isOpen: Self.isOpen(in: data))
+          through: newer, isOpen: Self.isOpen(in: data, under: newer))
         {
           report.add(summary)
         }
