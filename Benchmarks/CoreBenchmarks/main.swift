@@ -118,6 +118,40 @@ try measure("migrate, 4-deep session with a renamed route", iterations: 1000 * s
   _ = try small.migrated(to: renamedV2)
 }
 
+// A dry run and a migration of every live session of a store, as `PUT ...?dryRun=true` and
+// `POST .../migrate` do them: 100,000 sessions (1,000 with --smoke), each on a detail with the
+// settings sheet over it; version 2 drops the sheet (each session loses one coordinator).
+func liveSessionsTimes() throws {
+  let sessions = smoke ? 1000 : 100_000
+  var configuration = StoreConfiguration()
+  configuration.maxSessions = sessions
+  configuration.maxSessionsPerClient = sessions
+  configuration.maxMemoryBytes = 4 << 30
+  let store = SessionStore(graphs: graphs, defaultGraph: "demo", configuration: configuration)
+  for index in 0..<sessions {
+    let created = try store.createSession(graph: nil, root: nil, client: "bench")
+    let record = created.record
+    _ = try store.apply(
+      .push(detail(index)), to: record, precondition: nil, minimal: true)
+    _ = try store.apply(
+      .present(RouteRequest(route: "settings"), style: .sheet), to: record, precondition: nil,
+      minimal: true)
+  }
+  let start = nanoseconds()
+  let report = store.dryRun(withoutSettings)
+  let dryRun = nanoseconds() - start
+  try store.load(GraphCatalog.Version(graph: withoutSettings, source: []))
+  let migrateStart = nanoseconds()
+  let moved = try store.migrateAll(graph: "demo")
+  let migration = nanoseconds() - migrateStart
+  precondition(report.sessions == sessions && moved.migrated == sessions)
+  for (name, time) in [("dry run", dryRun), ("migration", migration)] {
+    let label = "\(name) of \(sessions) live sessions"
+    print("\(padded(label, 44)) \(padded(String(time / 1_000_000), 10, left: true)) ms")
+  }
+}
+try liveSessionsTimes()
+
 // The same state through Foundation's Codable encoder, to justify the hand-written writer.
 struct CodableNode: Encodable {
   var id: String
