@@ -32,7 +32,7 @@ extension TreeNode {
     self.init(
       id: node.id, route: node.route, params: decodedParams(node.params),
       presentation: Presentation(node.presentation), selectedTab: node.selectedTab,
-      children: node.children.map(TreeNode.init))
+      leaveGuard: node.leaveGuard?.reason, children: node.children.map(TreeNode.init))
   }
 }
 
@@ -48,7 +48,28 @@ extension Affordances {
     back = value.back
     dismiss = value.dismiss
     teardown = value.teardown
+    redirects = value.redirects?.additionalProperties ?? [:]
+    leaveGuard = value.leaveGuard.map { LeaveGuard(coordinator: $0.coordinator, reason: $0.reason) }
   }
+}
+
+extension PendingRequest {
+  init(_ value: Components.Schemas.PendingRequest) {
+    self.init(
+      op: value.op.rawValue, route: value.route, url: value.url, coordinator: value.coordinator)
+  }
+}
+
+extension MigrationReport {
+  init(_ value: Components.Schemas.MigrationReport) {
+    self.init(
+      sessions: value.sessions, unchanged: value.unchanged, migrated: value.migrated,
+      stopped: value.stopped.additionalProperties, restarted: value.restarted)
+  }
+}
+
+func decodedContext(_ generated: Components.Schemas.SessionContext?) -> SessionContext {
+  generated?.additionalProperties ?? [:]
 }
 
 extension SessionState {
@@ -57,7 +78,8 @@ extension SessionState {
       id: state.id, graph: state.graph, version: state.version, createdAt: state.createdAt,
       updatedAt: state.updatedAt, expiresAt: state.expiresAt, active: state.active,
       root: TreeNode(state.root), path: state.path.map(PathItem.init),
-      allowed: Affordances(state.allowed))
+      allowed: Affordances(state.allowed), context: decodedContext(state.context),
+      pending: state.pending.map(PendingRequest.init))
   }
 }
 
@@ -84,6 +106,30 @@ extension NavigationEvent {
     case .sessionEnded(let ended):
       self = .sessionEnded(
         seq: Int(ended.seq), version: Int(ended.version), reason: ended.reason.rawValue)
+    case .sessionMigrated(let migrated):
+      self = .migrated(
+        seq: Int(migrated.seq), version: Int(migrated.version), from: migrated.from,
+        to: migrated.to)
+    case .contextChanged(let changed):
+      self = .contextChanged(
+        seq: Int(changed.seq), version: Int(changed.version),
+        context: decodedContext(changed.context))
+    case .navigationRedirected(let redirected):
+      self = .redirected(
+        seq: Int(redirected.seq), version: Int(redirected.version),
+        coordinator: redirected.coordinator, route: redirected.route,
+        redirect: redirected.redirect)
+    case .pendingApplied(let applied):
+      self = .pendingApplied(
+        seq: Int(applied.seq), version: Int(applied.version), route: applied.route)
+    case .pendingDropped(let dropped):
+      self = .pendingDropped(
+        seq: Int(dropped.seq), version: Int(dropped.version), route: dropped.route,
+        reason: dropped.reason.rawValue, code: dropped.code)
+    case .leaveGuardChanged(let changed):
+      self = .leaveGuardChanged(
+        seq: Int(changed.seq), version: Int(changed.version), coordinator: changed.coordinator,
+        reason: changed.reason)
     }
   }
 }

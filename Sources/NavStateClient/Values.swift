@@ -88,6 +88,8 @@ public struct TreeNode: Sendable, Hashable, Identifiable {
   public var params: Params
   public var presentation: Presentation
   public var selectedTab: Int?
+  /// The reason of the coordinator's leave guard, when it has one.
+  public var leaveGuard: String?
   public var children: [TreeNode]
 }
 
@@ -102,8 +104,95 @@ public struct Affordances: Sendable, Hashable {
   public var back = false
   public var dismiss = false
   public var teardown: [CoordinatorID] = []
+  /// Closed routes listed above because they have a redirect: route to the route shown instead.
+  public var redirects: [String: String] = [:]
+  /// The leave guard that makes `pop`, `back` or `dismiss` false, when one does: those calls
+  /// are accepted with `discard` (after the user agrees to lose the changes).
+  public var leaveGuard: LeaveGuard?
 
   public init() {}
+}
+
+/// An unsaved-changes veto on a coordinator: an operation that would stop it is refused with
+/// `leaveBlocked` unless it says `discard`.
+public struct LeaveGuard: Sendable, Hashable {
+  public var coordinator: CoordinatorID
+  public var reason: String
+
+  public init(coordinator: CoordinatorID, reason: String) {
+    self.coordinator = coordinator
+    self.reason = reason
+  }
+}
+
+/// A value of a session's context, as the app's backend sets it.
+public enum ContextValue: Sendable, Hashable, ExpressibleByStringLiteral,
+  ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral, ExpressibleByArrayLiteral
+{
+  case string(String)
+  case int(Int64)
+  case bool(Bool)
+  case strings([String])
+
+  public init(stringLiteral value: String) { self = .string(value) }
+  public init(integerLiteral value: Int64) { self = .int(value) }
+  public init(booleanLiteral value: Bool) { self = .bool(value) }
+  public init(arrayLiteral elements: String...) { self = .strings(elements) }
+}
+
+/// The JSON of a context value; the generated client uses this type for them (`typeOverrides`
+/// in openapi-generator-config.yaml), as it does for params.
+extension ContextValue: Codable {
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.singleValueContainer()
+    if let value = try? container.decode(Bool.self) {
+      self = .bool(value)
+    } else if let value = try? container.decode(Int64.self) {
+      self = .int(value)
+    } else if let value = try? container.decode(String.self) {
+      self = .string(value)
+    } else if let value = try? container.decode([String].self) {
+      self = .strings(value)
+    } else {
+      throw DecodingError.dataCorruptedError(
+        in: container,
+        debugDescription: "a context value is a string, an integer, a boolean or strings")
+    }
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.singleValueContainer()
+    switch self {
+    case .string(let value): try container.encode(value)
+    case .int(let value): try container.encode(value)
+    case .bool(let value): try container.encode(value)
+    case .strings(let value): try container.encode(value)
+    }
+  }
+}
+
+/// What the app's backend says about the session's user; route guards are judged against it.
+public typealias SessionContext = [String: ContextValue]
+
+/// A request a redirect holds back until the context opens its route (then it is applied), or
+/// until the user leaves the redirect's coordinator (then it is dropped).
+public struct PendingRequest: Sendable, Hashable {
+  /// The kind of call that was redirected, as the service names it: `push`, `present`,
+  /// `replace`, `state`, `deeplink`, or `create` (a session created at a closed root).
+  public var op: String
+  /// The closed route that was asked for.
+  public var route: String
+  /// For a deep link: the link.
+  public var url: String?
+  /// The redirect's coordinator (the login screen, say).
+  public var coordinator: CoordinatorID
+
+  public init(op: String, route: String, url: String? = nil, coordinator: CoordinatorID) {
+    self.op = op
+    self.route = route
+    self.url = url
+    self.coordinator = coordinator
+  }
 }
 
 /// A session's state at one version.
@@ -119,6 +208,22 @@ public struct SessionState: Sendable, Hashable {
   /// The visible path, root first.
   public var path: [PathItem]
   public var allowed: Affordances
+  /// What the app's backend says about the user (`[:]` until it says something).
+  public var context: SessionContext = [:]
+  /// The request a redirect holds back, when there is one.
+  public var pending: PendingRequest?
+
+  /// Every leave guard of the session: coordinator to reason. (Kept out of `PathItem`, so that
+  /// setting a guard does not change a NavigationStack's path values.)
+  public var leaveGuards: [CoordinatorID: String] {
+    var guards: [CoordinatorID: String] = [:]
+    var nodes = [root]
+    while let node = nodes.popLast() {
+      if let reason = node.leaveGuard { guards[node.id] = reason }
+      nodes += node.children
+    }
+    return guards
+  }
 }
 
 /// Why a coordinator stopped or a session ended, as the service says it.
@@ -133,11 +238,28 @@ public enum NavigationEvent: Sendable, Hashable {
   case resumed(seq: Int, version: Int, coordinator: CoordinatorID, result: JSONResult)
   case tabSelected(seq: Int, version: Int, container: CoordinatorID, tab: Int)
   case sessionEnded(seq: Int, version: Int, reason: Reason)
+  /// The session moved to a newer version of its graph.
+  case migrated(seq: Int, version: Int, from: Int, to: Int)
+  /// The backend changed the context (the whole new one).
+  case contextChanged(seq: Int, version: Int, context: SessionContext)
+  /// `route` was closed: `redirect` started instead as `coordinator`, the request is pending.
+  case redirected(
+    seq: Int, version: Int, coordinator: CoordinatorID, route: String, redirect: String)
+  /// The context opened the pending request's route, and it was applied.
+  case pendingApplied(seq: Int, version: Int, route: String)
+  /// The pending request was given up: `replaced`, `cancelled` or `invalid` (then `code` says
+  /// why).
+  case pendingDropped(seq: Int, version: Int, route: String, reason: Reason, code: String?)
+  /// A leave guard was set (`reason`) or cleared (nil).
+  case leaveGuardChanged(seq: Int, version: Int, coordinator: CoordinatorID, reason: String?)
 
   public var seq: Int {
     switch self {
     case .started(let seq, _, _, _, _, _, _), .stopped(let seq, _, _, _),
-      .resumed(let seq, _, _, _), .tabSelected(let seq, _, _, _), .sessionEnded(let seq, _, _):
+      .resumed(let seq, _, _, _), .tabSelected(let seq, _, _, _), .sessionEnded(let seq, _, _),
+      .migrated(let seq, _, _, _), .contextChanged(let seq, _, _),
+      .redirected(let seq, _, _, _, _), .pendingApplied(let seq, _, _),
+      .pendingDropped(let seq, _, _, _, _), .leaveGuardChanged(let seq, _, _, _):
       return seq
     }
   }
@@ -146,7 +268,10 @@ public enum NavigationEvent: Sendable, Hashable {
     switch self {
     case .started(_, let version, _, _, _, _, _), .stopped(_, let version, _, _),
       .resumed(_, let version, _, _), .tabSelected(_, let version, _, _),
-      .sessionEnded(_, let version, _):
+      .sessionEnded(_, let version, _), .migrated(_, let version, _, _),
+      .contextChanged(_, let version, _), .redirected(_, let version, _, _, _),
+      .pendingApplied(_, let version, _), .pendingDropped(_, let version, _, _, _),
+      .leaveGuardChanged(_, let version, _, _):
       return version
     }
   }
@@ -190,4 +315,33 @@ public enum BatchOperation: Sendable, Hashable {
   case selectTab(String)
   case deepLink(String)
   case tearDown(CoordinatorID)
+}
+
+/// An operation that a leave guard may refuse (`leaveBlocked`). The refusal carries it, so that
+/// it can be sent again with `discard` once the user agrees to lose the changes.
+public enum GuardedOperation: Sendable, Hashable {
+  case pop(count: Int, result: JSONResult?)
+  case popTo(CoordinatorID, result: JSONResult?)
+  case popToRoot(result: JSONResult?)
+  case dismiss(CoordinatorID?, result: JSONResult?)
+  case dismissAll(result: JSONResult?)
+  case back(result: JSONResult?)
+  case replace(String, params: Params)
+  case setPath([PathEntry])
+  case deepLink(String)
+  case batch([BatchOperation])
+}
+
+/// What migrating a graph's live sessions to its newest version does (a dry run) or did.
+public struct MigrationReport: Sendable, Hashable {
+  /// Live sessions of the graph that were behind.
+  public var sessions: Int
+  /// Sessions whose coordinators all stay; only their graph version moves.
+  public var unchanged: Int
+  /// The others (the restarted included).
+  public var migrated: Int
+  /// Coordinators stopped, by route.
+  public var stopped: [String: Int]
+  /// Sessions whose root could not stay, restarted at the graph's root.
+  public var restarted: Int
 }

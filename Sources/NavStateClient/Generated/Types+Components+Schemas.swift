@@ -170,6 +170,34 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/Affordances/teardown`.
             internal var teardown: [Components.Schemas.CoordinatorId]
+            /// Closed routes listed above because they have a `redirect`: route to the route that would be shown instead. Present only when there is one.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Affordances/redirects`.
+            internal struct RedirectsPayload: Codable, Hashable, Sendable {
+                /// A container of undocumented properties.
+                internal var additionalProperties: [String: Swift.String]
+                /// Creates a new `RedirectsPayload`.
+                ///
+                /// - Parameters:
+                ///   - additionalProperties: A container of undocumented properties.
+                internal init(additionalProperties: [String: Swift.String] = .init()) {
+                    self.additionalProperties = additionalProperties
+                }
+                internal init(from decoder: any Swift.Decoder) throws {
+                    additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [])
+                }
+                internal func encode(to encoder: any Swift.Encoder) throws {
+                    try encoder.encodeAdditionalProperties(additionalProperties)
+                }
+            }
+            /// Closed routes listed above because they have a `redirect`: route to the route that would be shown instead. Present only when there is one.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Affordances/redirects`.
+            internal var redirects: Components.Schemas.Affordances.RedirectsPayload?
+            /// Present when a leave guard is what makes `pop`, `back` or `dismiss` false.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Affordances/leaveGuard`.
+            internal var leaveGuard: Components.Schemas.BlockingLeaveGuard?
             /// Creates a new `Affordances`.
             ///
             /// - Parameters:
@@ -182,6 +210,8 @@ extension Components {
             ///   - back: back {} would pop or dismiss.
             ///   - dismiss: dismiss {} would dismiss the modal holding the active coordinator.
             ///   - teardown: Coordinators whose presenter may be torn down (every live one but the root and single tabs).
+            ///   - redirects: Closed routes listed above because they have a `redirect`: route to the route that would be shown instead. Present only when there is one.
+            ///   - leaveGuard: Present when a leave guard is what makes `pop`, `back` or `dismiss` false.
             internal init(
                 push: [Swift.String],
                 sheet: [Swift.String],
@@ -191,7 +221,9 @@ extension Components {
                 pop: Swift.Bool,
                 back: Swift.Bool,
                 dismiss: Swift.Bool,
-                teardown: [Components.Schemas.CoordinatorId]
+                teardown: [Components.Schemas.CoordinatorId],
+                redirects: Components.Schemas.Affordances.RedirectsPayload? = nil,
+                leaveGuard: Components.Schemas.BlockingLeaveGuard? = nil
             ) {
                 self.push = push
                 self.sheet = sheet
@@ -202,6 +234,8 @@ extension Components {
                 self.back = back
                 self.dismiss = dismiss
                 self.teardown = teardown
+                self.redirects = redirects
+                self.leaveGuard = leaveGuard
             }
             internal enum CodingKeys: String, CodingKey {
                 case push
@@ -213,6 +247,8 @@ extension Components {
                 case back
                 case dismiss
                 case teardown
+                case redirects
+                case leaveGuard
             }
         }
         /// - Remark: Generated from `#/components/schemas/PushRequest`.
@@ -299,6 +335,10 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/PopRequest/result`.
             internal var result: OpenAPIRuntime.OpenAPIValueContainer?
+            /// Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it such an operation is 409 `leave_blocked`.
+            ///
+            /// - Remark: Generated from `#/components/schemas/PopRequest/discard`.
+            internal var discard: Swift.Bool?
             /// Creates a new `PopRequest`.
             ///
             /// - Parameters:
@@ -306,22 +346,26 @@ extension Components {
             ///   - to: Pop everything above this coordinator of the active flow.
             ///   - toRoot:
             ///   - result: Any JSON value, handed to the coordinator that becomes active as a `coordinator.resumed` event (`null` means none).
+            ///   - discard: Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it such an operation is 409 `leave_blocked`.
             internal init(
                 count: Swift.Int? = nil,
                 to: Components.Schemas.CoordinatorId? = nil,
                 toRoot: Swift.Bool? = nil,
-                result: OpenAPIRuntime.OpenAPIValueContainer? = nil
+                result: OpenAPIRuntime.OpenAPIValueContainer? = nil,
+                discard: Swift.Bool? = nil
             ) {
                 self.count = count
                 self.to = to
                 self.toRoot = toRoot
                 self.result = result
+                self.discard = discard
             }
             internal enum CodingKeys: String, CodingKey {
                 case count
                 case to
                 case toRoot
                 case result
+                case discard
             }
             internal init(from decoder: any Swift.Decoder) throws {
                 let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -341,11 +385,16 @@ extension Components {
                     OpenAPIRuntime.OpenAPIValueContainer.self,
                     forKey: .result
                 )
+                self.discard = try container.decodeIfPresent(
+                    Swift.Bool.self,
+                    forKey: .discard
+                )
                 try decoder.ensureNoAdditionalProperties(knownKeys: [
                     "count",
                     "to",
                     "toRoot",
-                    "result"
+                    "result",
+                    "discard"
                 ])
             }
         }
@@ -414,25 +463,33 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/DismissRequest/result`.
             internal var result: OpenAPIRuntime.OpenAPIValueContainer?
+            /// Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it such an operation is 409 `leave_blocked`.
+            ///
+            /// - Remark: Generated from `#/components/schemas/DismissRequest/discard`.
+            internal var discard: Swift.Bool?
             /// Creates a new `DismissRequest`.
             ///
             /// - Parameters:
             ///   - coordinator:
             ///   - all:
             ///   - result: Any JSON value, handed to the coordinator that becomes active as a `coordinator.resumed` event (`null` means none).
+            ///   - discard: Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it such an operation is 409 `leave_blocked`.
             internal init(
                 coordinator: Components.Schemas.CoordinatorId? = nil,
                 all: Swift.Bool? = nil,
-                result: OpenAPIRuntime.OpenAPIValueContainer? = nil
+                result: OpenAPIRuntime.OpenAPIValueContainer? = nil,
+                discard: Swift.Bool? = nil
             ) {
                 self.coordinator = coordinator
                 self.all = all
                 self.result = result
+                self.discard = discard
             }
             internal enum CodingKeys: String, CodingKey {
                 case coordinator
                 case all
                 case result
+                case discard
             }
             internal init(from decoder: any Swift.Decoder) throws {
                 let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -448,10 +505,15 @@ extension Components {
                     OpenAPIRuntime.OpenAPIValueContainer.self,
                     forKey: .result
                 )
+                self.discard = try container.decodeIfPresent(
+                    Swift.Bool.self,
+                    forKey: .discard
+                )
                 try decoder.ensureNoAdditionalProperties(knownKeys: [
                     "coordinator",
                     "all",
-                    "result"
+                    "result",
+                    "discard"
                 ])
             }
         }
@@ -461,15 +523,25 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/BackRequest/result`.
             internal var result: OpenAPIRuntime.OpenAPIValueContainer?
+            /// Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it such an operation is 409 `leave_blocked`.
+            ///
+            /// - Remark: Generated from `#/components/schemas/BackRequest/discard`.
+            internal var discard: Swift.Bool?
             /// Creates a new `BackRequest`.
             ///
             /// - Parameters:
             ///   - result: Any JSON value, handed to the coordinator that becomes active as a `coordinator.resumed` event (`null` means none).
-            internal init(result: OpenAPIRuntime.OpenAPIValueContainer? = nil) {
+            ///   - discard: Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it such an operation is 409 `leave_blocked`.
+            internal init(
+                result: OpenAPIRuntime.OpenAPIValueContainer? = nil,
+                discard: Swift.Bool? = nil
+            ) {
                 self.result = result
+                self.discard = discard
             }
             internal enum CodingKeys: String, CodingKey {
                 case result
+                case discard
             }
             internal init(from decoder: any Swift.Decoder) throws {
                 let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -477,8 +549,13 @@ extension Components {
                     OpenAPIRuntime.OpenAPIValueContainer.self,
                     forKey: .result
                 )
+                self.discard = try container.decodeIfPresent(
+                    Swift.Bool.self,
+                    forKey: .discard
+                )
                 try decoder.ensureNoAdditionalProperties(knownKeys: [
-                    "result"
+                    "result",
+                    "discard"
                 ])
             }
         }
@@ -490,21 +567,29 @@ extension Components {
             internal var route: Swift.String
             /// - Remark: Generated from `#/components/schemas/ReplaceRequest/params`.
             internal var params: Components.Schemas.Params?
+            /// Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it such an operation is 409 `leave_blocked`.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ReplaceRequest/discard`.
+            internal var discard: Swift.Bool?
             /// Creates a new `ReplaceRequest`.
             ///
             /// - Parameters:
             ///   - route: A route of the session's graph.
             ///   - params:
+            ///   - discard: Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it such an operation is 409 `leave_blocked`.
             internal init(
                 route: Swift.String,
-                params: Components.Schemas.Params? = nil
+                params: Components.Schemas.Params? = nil,
+                discard: Swift.Bool? = nil
             ) {
                 self.route = route
                 self.params = params
+                self.discard = discard
             }
             internal enum CodingKeys: String, CodingKey {
                 case route
                 case params
+                case discard
             }
             internal init(from decoder: any Swift.Decoder) throws {
                 let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -516,9 +601,14 @@ extension Components {
                     Components.Schemas.Params.self,
                     forKey: .params
                 )
+                self.discard = try container.decodeIfPresent(
+                    Swift.Bool.self,
+                    forKey: .discard
+                )
                 try decoder.ensureNoAdditionalProperties(knownKeys: [
                     "route",
-                    "params"
+                    "params",
+                    "discard"
                 ])
             }
         }
@@ -607,15 +697,25 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/DeepLinkRequest/url`.
             internal var url: Swift.String
+            /// Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it such an operation is 409 `leave_blocked`.
+            ///
+            /// - Remark: Generated from `#/components/schemas/DeepLinkRequest/discard`.
+            internal var discard: Swift.Bool?
             /// Creates a new `DeepLinkRequest`.
             ///
             /// - Parameters:
             ///   - url: A path (`/master/detail/4`), an `http(s)://host/path?query` URL (host dropped) or a custom scheme (`myapp://master/detail/4`).
-            internal init(url: Swift.String) {
+            ///   - discard: Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it such an operation is 409 `leave_blocked`.
+            internal init(
+                url: Swift.String,
+                discard: Swift.Bool? = nil
+            ) {
                 self.url = url
+                self.discard = discard
             }
             internal enum CodingKeys: String, CodingKey {
                 case url
+                case discard
             }
             internal init(from decoder: any Swift.Decoder) throws {
                 let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -623,8 +723,13 @@ extension Components {
                     Swift.String.self,
                     forKey: .url
                 )
+                self.discard = try container.decodeIfPresent(
+                    Swift.Bool.self,
+                    forKey: .discard
+                )
                 try decoder.ensureNoAdditionalProperties(knownKeys: [
-                    "url"
+                    "url",
+                    "discard"
                 ])
             }
         }
@@ -685,15 +790,25 @@ extension Components {
         internal struct StateRequest: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/StateRequest/path`.
             internal var path: [Components.Schemas.PathEntry]
+            /// Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it such an operation is 409 `leave_blocked`.
+            ///
+            /// - Remark: Generated from `#/components/schemas/StateRequest/discard`.
+            internal var discard: Swift.Bool?
             /// Creates a new `StateRequest`.
             ///
             /// - Parameters:
             ///   - path:
-            internal init(path: [Components.Schemas.PathEntry]) {
+            ///   - discard: Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it such an operation is 409 `leave_blocked`.
+            internal init(
+                path: [Components.Schemas.PathEntry],
+                discard: Swift.Bool? = nil
+            ) {
                 self.path = path
+                self.discard = discard
             }
             internal enum CodingKeys: String, CodingKey {
                 case path
+                case discard
             }
             internal init(from decoder: any Swift.Decoder) throws {
                 let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -701,8 +816,13 @@ extension Components {
                     [Components.Schemas.PathEntry].self,
                     forKey: .path
                 )
+                self.discard = try container.decodeIfPresent(
+                    Swift.Bool.self,
+                    forKey: .discard
+                )
                 try decoder.ensureNoAdditionalProperties(knownKeys: [
-                    "path"
+                    "path",
+                    "discard"
                 ])
             }
         }
@@ -712,15 +832,25 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/BatchRequest/ops`.
             internal var ops: [Components.Schemas.BatchOp]
+            /// Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it such an operation is 409 `leave_blocked`.
+            ///
+            /// - Remark: Generated from `#/components/schemas/BatchRequest/discard`.
+            internal var discard: Swift.Bool?
             /// Creates a new `BatchRequest`.
             ///
             /// - Parameters:
             ///   - ops: Applied in order as one transaction: one version bump, all events, or nothing (the refused op's index is `opIndex`).
-            internal init(ops: [Components.Schemas.BatchOp]) {
+            ///   - discard: Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it such an operation is 409 `leave_blocked`.
+            internal init(
+                ops: [Components.Schemas.BatchOp],
+                discard: Swift.Bool? = nil
+            ) {
                 self.ops = ops
+                self.discard = discard
             }
             internal enum CodingKeys: String, CodingKey {
                 case ops
+                case discard
             }
             internal init(from decoder: any Swift.Decoder) throws {
                 let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -728,8 +858,13 @@ extension Components {
                     [Components.Schemas.BatchOp].self,
                     forKey: .ops
                 )
+                self.discard = try container.decodeIfPresent(
+                    Swift.Bool.self,
+                    forKey: .discard
+                )
                 try decoder.ensureNoAdditionalProperties(knownKeys: [
-                    "ops"
+                    "ops",
+                    "discard"
                 ])
             }
         }
@@ -842,6 +977,10 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/PushOp/singleTop`.
             internal var singleTop: Swift.Bool?
+            /// Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it such an operation is 409 `leave_blocked`.
+            ///
+            /// - Remark: Generated from `#/components/schemas/PushOp/discard`.
+            internal var discard: Swift.Bool?
             /// Creates a new `PushOp`.
             ///
             /// - Parameters:
@@ -850,18 +989,21 @@ extension Components {
             ///   - params:
             ///   - target: Push onto this coordinator instead of the active one; it must have no push and no modal child.
             ///   - singleTop: When the route and params are already on top, change nothing (200, no events, same version).
+            ///   - discard: Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it such an operation is 409 `leave_blocked`.
             internal init(
                 op: Components.Schemas.PushOp.OpPayload,
                 route: Swift.String,
                 params: Components.Schemas.Params? = nil,
                 target: Components.Schemas.CoordinatorId? = nil,
-                singleTop: Swift.Bool? = nil
+                singleTop: Swift.Bool? = nil,
+                discard: Swift.Bool? = nil
             ) {
                 self.op = op
                 self.route = route
                 self.params = params
                 self.target = target
                 self.singleTop = singleTop
+                self.discard = discard
             }
             internal enum CodingKeys: String, CodingKey {
                 case op
@@ -869,6 +1011,7 @@ extension Components {
                 case params
                 case target
                 case singleTop
+                case discard
             }
             internal init(from decoder: any Swift.Decoder) throws {
                 let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -892,12 +1035,17 @@ extension Components {
                     Swift.Bool.self,
                     forKey: .singleTop
                 )
+                self.discard = try container.decodeIfPresent(
+                    Swift.Bool.self,
+                    forKey: .discard
+                )
                 try decoder.ensureNoAdditionalProperties(knownKeys: [
                     "op",
                     "route",
                     "params",
                     "target",
-                    "singleTop"
+                    "singleTop",
+                    "discard"
                 ])
             }
         }
@@ -923,6 +1071,10 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/PopOp/result`.
             internal var result: OpenAPIRuntime.OpenAPIValueContainer?
+            /// Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it such an operation is 409 `leave_blocked`.
+            ///
+            /// - Remark: Generated from `#/components/schemas/PopOp/discard`.
+            internal var discard: Swift.Bool?
             /// Creates a new `PopOp`.
             ///
             /// - Parameters:
@@ -931,18 +1083,21 @@ extension Components {
             ///   - to: Pop everything above this coordinator of the active flow.
             ///   - toRoot:
             ///   - result: Any JSON value, handed to the coordinator that becomes active as a `coordinator.resumed` event (`null` means none).
+            ///   - discard: Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it such an operation is 409 `leave_blocked`.
             internal init(
                 op: Components.Schemas.PopOp.OpPayload,
                 count: Swift.Int? = nil,
                 to: Components.Schemas.CoordinatorId? = nil,
                 toRoot: Swift.Bool? = nil,
-                result: OpenAPIRuntime.OpenAPIValueContainer? = nil
+                result: OpenAPIRuntime.OpenAPIValueContainer? = nil,
+                discard: Swift.Bool? = nil
             ) {
                 self.op = op
                 self.count = count
                 self.to = to
                 self.toRoot = toRoot
                 self.result = result
+                self.discard = discard
             }
             internal enum CodingKeys: String, CodingKey {
                 case op
@@ -950,6 +1105,7 @@ extension Components {
                 case to
                 case toRoot
                 case result
+                case discard
             }
             internal init(from decoder: any Swift.Decoder) throws {
                 let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -973,12 +1129,17 @@ extension Components {
                     OpenAPIRuntime.OpenAPIValueContainer.self,
                     forKey: .result
                 )
+                self.discard = try container.decodeIfPresent(
+                    Swift.Bool.self,
+                    forKey: .discard
+                )
                 try decoder.ensureNoAdditionalProperties(knownKeys: [
                     "op",
                     "count",
                     "to",
                     "toRoot",
-                    "result"
+                    "result",
+                    "discard"
                 ])
             }
         }
@@ -1000,6 +1161,10 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/PresentOp/style`.
             internal var style: Components.Schemas.ModalStyle?
+            /// Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it such an operation is 409 `leave_blocked`.
+            ///
+            /// - Remark: Generated from `#/components/schemas/PresentOp/discard`.
+            internal var discard: Swift.Bool?
             /// Creates a new `PresentOp`.
             ///
             /// - Parameters:
@@ -1007,22 +1172,26 @@ extension Components {
             ///   - route: A route of the session's graph.
             ///   - params:
             ///   - style: Default: sheet.
+            ///   - discard: Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it such an operation is 409 `leave_blocked`.
             internal init(
                 op: Components.Schemas.PresentOp.OpPayload,
                 route: Swift.String,
                 params: Components.Schemas.Params? = nil,
-                style: Components.Schemas.ModalStyle? = nil
+                style: Components.Schemas.ModalStyle? = nil,
+                discard: Swift.Bool? = nil
             ) {
                 self.op = op
                 self.route = route
                 self.params = params
                 self.style = style
+                self.discard = discard
             }
             internal enum CodingKeys: String, CodingKey {
                 case op
                 case route
                 case params
                 case style
+                case discard
             }
             internal init(from decoder: any Swift.Decoder) throws {
                 let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -1042,11 +1211,16 @@ extension Components {
                     Components.Schemas.ModalStyle.self,
                     forKey: .style
                 )
+                self.discard = try container.decodeIfPresent(
+                    Swift.Bool.self,
+                    forKey: .discard
+                )
                 try decoder.ensureNoAdditionalProperties(knownKeys: [
                     "op",
                     "route",
                     "params",
-                    "style"
+                    "style",
+                    "discard"
                 ])
             }
         }
@@ -1066,6 +1240,10 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/DismissOp/result`.
             internal var result: OpenAPIRuntime.OpenAPIValueContainer?
+            /// Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it such an operation is 409 `leave_blocked`.
+            ///
+            /// - Remark: Generated from `#/components/schemas/DismissOp/discard`.
+            internal var discard: Swift.Bool?
             /// Creates a new `DismissOp`.
             ///
             /// - Parameters:
@@ -1073,22 +1251,26 @@ extension Components {
             ///   - coordinator:
             ///   - all:
             ///   - result: Any JSON value, handed to the coordinator that becomes active as a `coordinator.resumed` event (`null` means none).
+            ///   - discard: Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it such an operation is 409 `leave_blocked`.
             internal init(
                 op: Components.Schemas.DismissOp.OpPayload,
                 coordinator: Components.Schemas.CoordinatorId? = nil,
                 all: Swift.Bool? = nil,
-                result: OpenAPIRuntime.OpenAPIValueContainer? = nil
+                result: OpenAPIRuntime.OpenAPIValueContainer? = nil,
+                discard: Swift.Bool? = nil
             ) {
                 self.op = op
                 self.coordinator = coordinator
                 self.all = all
                 self.result = result
+                self.discard = discard
             }
             internal enum CodingKeys: String, CodingKey {
                 case op
                 case coordinator
                 case all
                 case result
+                case discard
             }
             internal init(from decoder: any Swift.Decoder) throws {
                 let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -1108,11 +1290,16 @@ extension Components {
                     OpenAPIRuntime.OpenAPIValueContainer.self,
                     forKey: .result
                 )
+                self.discard = try container.decodeIfPresent(
+                    Swift.Bool.self,
+                    forKey: .discard
+                )
                 try decoder.ensureNoAdditionalProperties(knownKeys: [
                     "op",
                     "coordinator",
                     "all",
-                    "result"
+                    "result",
+                    "discard"
                 ])
             }
         }
@@ -1128,21 +1315,29 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/BackOp/result`.
             internal var result: OpenAPIRuntime.OpenAPIValueContainer?
+            /// Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it such an operation is 409 `leave_blocked`.
+            ///
+            /// - Remark: Generated from `#/components/schemas/BackOp/discard`.
+            internal var discard: Swift.Bool?
             /// Creates a new `BackOp`.
             ///
             /// - Parameters:
             ///   - op:
             ///   - result: Any JSON value, handed to the coordinator that becomes active as a `coordinator.resumed` event (`null` means none).
+            ///   - discard: Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it such an operation is 409 `leave_blocked`.
             internal init(
                 op: Components.Schemas.BackOp.OpPayload,
-                result: OpenAPIRuntime.OpenAPIValueContainer? = nil
+                result: OpenAPIRuntime.OpenAPIValueContainer? = nil,
+                discard: Swift.Bool? = nil
             ) {
                 self.op = op
                 self.result = result
+                self.discard = discard
             }
             internal enum CodingKeys: String, CodingKey {
                 case op
                 case result
+                case discard
             }
             internal init(from decoder: any Swift.Decoder) throws {
                 let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -1154,9 +1349,14 @@ extension Components {
                     OpenAPIRuntime.OpenAPIValueContainer.self,
                     forKey: .result
                 )
+                self.discard = try container.decodeIfPresent(
+                    Swift.Bool.self,
+                    forKey: .discard
+                )
                 try decoder.ensureNoAdditionalProperties(knownKeys: [
                     "op",
-                    "result"
+                    "result",
+                    "discard"
                 ])
             }
         }
@@ -1174,25 +1374,33 @@ extension Components {
             internal var route: Swift.String
             /// - Remark: Generated from `#/components/schemas/ReplaceOp/params`.
             internal var params: Components.Schemas.Params?
+            /// Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it such an operation is 409 `leave_blocked`.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ReplaceOp/discard`.
+            internal var discard: Swift.Bool?
             /// Creates a new `ReplaceOp`.
             ///
             /// - Parameters:
             ///   - op:
             ///   - route: A route of the session's graph.
             ///   - params:
+            ///   - discard: Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it such an operation is 409 `leave_blocked`.
             internal init(
                 op: Components.Schemas.ReplaceOp.OpPayload,
                 route: Swift.String,
-                params: Components.Schemas.Params? = nil
+                params: Components.Schemas.Params? = nil,
+                discard: Swift.Bool? = nil
             ) {
                 self.op = op
                 self.route = route
                 self.params = params
+                self.discard = discard
             }
             internal enum CodingKeys: String, CodingKey {
                 case op
                 case route
                 case params
+                case discard
             }
             internal init(from decoder: any Swift.Decoder) throws {
                 let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -1208,10 +1416,15 @@ extension Components {
                     Components.Schemas.Params.self,
                     forKey: .params
                 )
+                self.discard = try container.decodeIfPresent(
+                    Swift.Bool.self,
+                    forKey: .discard
+                )
                 try decoder.ensureNoAdditionalProperties(knownKeys: [
                     "op",
                     "route",
-                    "params"
+                    "params",
+                    "discard"
                 ])
             }
         }
@@ -1268,25 +1481,33 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/SelectTabOp/container`.
             internal var container: Components.Schemas.CoordinatorId?
+            /// Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it such an operation is 409 `leave_blocked`.
+            ///
+            /// - Remark: Generated from `#/components/schemas/SelectTabOp/discard`.
+            internal var discard: Swift.Bool?
             /// Creates a new `SelectTabOp`.
             ///
             /// - Parameters:
             ///   - op:
             ///   - tab: A tab index or a tab route name.
             ///   - container: The tab container; default: the nearest one on the visible path.
+            ///   - discard: Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it such an operation is 409 `leave_blocked`.
             internal init(
                 op: Components.Schemas.SelectTabOp.OpPayload,
                 tab: Components.Schemas.SelectTabOp.TabPayload,
-                container: Components.Schemas.CoordinatorId? = nil
+                container: Components.Schemas.CoordinatorId? = nil,
+                discard: Swift.Bool? = nil
             ) {
                 self.op = op
                 self.tab = tab
                 self.container = container
+                self.discard = discard
             }
             internal enum CodingKeys: String, CodingKey {
                 case op
                 case tab
                 case container
+                case discard
             }
             internal init(from decoder: any Swift.Decoder) throws {
                 let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -1302,10 +1523,15 @@ extension Components {
                     Components.Schemas.CoordinatorId.self,
                     forKey: .container
                 )
+                self.discard = try container.decodeIfPresent(
+                    Swift.Bool.self,
+                    forKey: .discard
+                )
                 try decoder.ensureNoAdditionalProperties(knownKeys: [
                     "op",
                     "tab",
-                    "container"
+                    "container",
+                    "discard"
                 ])
             }
         }
@@ -1321,21 +1547,29 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/DeepLinkOp/url`.
             internal var url: Swift.String
+            /// Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it such an operation is 409 `leave_blocked`.
+            ///
+            /// - Remark: Generated from `#/components/schemas/DeepLinkOp/discard`.
+            internal var discard: Swift.Bool?
             /// Creates a new `DeepLinkOp`.
             ///
             /// - Parameters:
             ///   - op:
             ///   - url: A path (`/master/detail/4`), an `http(s)://host/path?query` URL (host dropped) or a custom scheme (`myapp://master/detail/4`).
+            ///   - discard: Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it such an operation is 409 `leave_blocked`.
             internal init(
                 op: Components.Schemas.DeepLinkOp.OpPayload,
-                url: Swift.String
+                url: Swift.String,
+                discard: Swift.Bool? = nil
             ) {
                 self.op = op
                 self.url = url
+                self.discard = discard
             }
             internal enum CodingKeys: String, CodingKey {
                 case op
                 case url
+                case discard
             }
             internal init(from decoder: any Swift.Decoder) throws {
                 let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -1347,9 +1581,14 @@ extension Components {
                     Swift.String.self,
                     forKey: .url
                 )
+                self.discard = try container.decodeIfPresent(
+                    Swift.Bool.self,
+                    forKey: .discard
+                )
                 try decoder.ensureNoAdditionalProperties(knownKeys: [
                     "op",
-                    "url"
+                    "url",
+                    "discard"
                 ])
             }
         }
@@ -1363,21 +1602,29 @@ extension Components {
             internal var op: Components.Schemas.StateOp.OpPayload
             /// - Remark: Generated from `#/components/schemas/StateOp/path`.
             internal var path: [Components.Schemas.PathEntry]
+            /// Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it such an operation is 409 `leave_blocked`.
+            ///
+            /// - Remark: Generated from `#/components/schemas/StateOp/discard`.
+            internal var discard: Swift.Bool?
             /// Creates a new `StateOp`.
             ///
             /// - Parameters:
             ///   - op:
             ///   - path:
+            ///   - discard: Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it such an operation is 409 `leave_blocked`.
             internal init(
                 op: Components.Schemas.StateOp.OpPayload,
-                path: [Components.Schemas.PathEntry]
+                path: [Components.Schemas.PathEntry],
+                discard: Swift.Bool? = nil
             ) {
                 self.op = op
                 self.path = path
+                self.discard = discard
             }
             internal enum CodingKeys: String, CodingKey {
                 case op
                 case path
+                case discard
             }
             internal init(from decoder: any Swift.Decoder) throws {
                 let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -1389,9 +1636,14 @@ extension Components {
                     [Components.Schemas.PathEntry].self,
                     forKey: .path
                 )
+                self.discard = try container.decodeIfPresent(
+                    Swift.Bool.self,
+                    forKey: .discard
+                )
                 try decoder.ensureNoAdditionalProperties(knownKeys: [
                     "op",
-                    "path"
+                    "path",
+                    "discard"
                 ])
             }
         }
@@ -1407,21 +1659,29 @@ extension Components {
             internal var op: Components.Schemas.TeardownOp.OpPayload
             /// - Remark: Generated from `#/components/schemas/TeardownOp/coordinator`.
             internal var coordinator: Components.Schemas.CoordinatorId
+            /// Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it such an operation is 409 `leave_blocked`.
+            ///
+            /// - Remark: Generated from `#/components/schemas/TeardownOp/discard`.
+            internal var discard: Swift.Bool?
             /// Creates a new `TeardownOp`.
             ///
             /// - Parameters:
             ///   - op:
             ///   - coordinator:
+            ///   - discard: Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it such an operation is 409 `leave_blocked`.
             internal init(
                 op: Components.Schemas.TeardownOp.OpPayload,
-                coordinator: Components.Schemas.CoordinatorId
+                coordinator: Components.Schemas.CoordinatorId,
+                discard: Swift.Bool? = nil
             ) {
                 self.op = op
                 self.coordinator = coordinator
+                self.discard = discard
             }
             internal enum CodingKeys: String, CodingKey {
                 case op
                 case coordinator
+                case discard
             }
             internal init(from decoder: any Swift.Decoder) throws {
                 let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -1433,9 +1693,14 @@ extension Components {
                     Components.Schemas.CoordinatorId.self,
                     forKey: .coordinator
                 )
+                self.discard = try container.decodeIfPresent(
+                    Swift.Bool.self,
+                    forKey: .discard
+                )
                 try decoder.ensureNoAdditionalProperties(knownKeys: [
                     "op",
-                    "coordinator"
+                    "coordinator",
+                    "discard"
                 ])
             }
         }
@@ -1449,21 +1714,29 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/CreateSessionRequest/root`.
             internal var root: Components.Schemas.RouteRequest?
+            /// The session's first context (backend calls only: else 403 `backend_only`).
+            ///
+            /// - Remark: Generated from `#/components/schemas/CreateSessionRequest/context`.
+            internal var context: Components.Schemas.SessionContext?
             /// Creates a new `CreateSessionRequest`.
             ///
             /// - Parameters:
             ///   - graph: A loaded graph; default `demo`.
             ///   - root: Where the session starts; default: the graph's root route.
+            ///   - context: The session's first context (backend calls only: else 403 `backend_only`).
             internal init(
                 graph: Swift.String? = nil,
-                root: Components.Schemas.RouteRequest? = nil
+                root: Components.Schemas.RouteRequest? = nil,
+                context: Components.Schemas.SessionContext? = nil
             ) {
                 self.graph = graph
                 self.root = root
+                self.context = context
             }
             internal enum CodingKeys: String, CodingKey {
                 case graph
                 case root
+                case context
             }
             internal init(from decoder: any Swift.Decoder) throws {
                 let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -1475,9 +1748,181 @@ extension Components {
                     Components.Schemas.RouteRequest.self,
                     forKey: .root
                 )
+                self.context = try container.decodeIfPresent(
+                    Components.Schemas.SessionContext.self,
+                    forKey: .context
+                )
                 try decoder.ensureNoAdditionalProperties(knownKeys: [
                     "graph",
-                    "root"
+                    "root",
+                    "context"
+                ])
+            }
+        }
+        /// A value of a session's context: a string, an integer, a boolean or an array of strings. No type constraint, as for ParamValue: generators make it their "any JSON value". The server checks every value (422 invalid_context).
+        ///
+        /// - Remark: Generated from `#/components/schemas/ContextValue`.
+        internal typealias ContextValue = NavStateClient.ContextValue
+        /// What the app's backend says about the session's user (string keys; at most 4 KiB encoded, else 422 `context_too_large`), `{}` by default. Route guards (`requires`) are judged against it. Only the backend sets it.
+        ///
+        /// - Remark: Generated from `#/components/schemas/SessionContext`.
+        internal struct SessionContext: Codable, Hashable, Sendable {
+            /// A container of undocumented properties.
+            internal var additionalProperties: [String: Components.Schemas.ContextValue]
+            /// Creates a new `SessionContext`.
+            ///
+            /// - Parameters:
+            ///   - additionalProperties: A container of undocumented properties.
+            internal init(additionalProperties: [String: Components.Schemas.ContextValue] = .init()) {
+                self.additionalProperties = additionalProperties
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [])
+            }
+            internal func encode(to encoder: any Swift.Encoder) throws {
+                try encoder.encodeAdditionalProperties(additionalProperties)
+            }
+        }
+        /// A JSON merge patch (RFC 7396) of a context: each key's new value, or null to remove the key.
+        ///
+        /// - Remark: Generated from `#/components/schemas/ContextPatch`.
+        internal struct ContextPatch: Codable, Hashable, Sendable {
+            /// A container of undocumented properties.
+            internal var additionalProperties: [String: OpenAPIRuntime.OpenAPIValueContainer]
+            /// Creates a new `ContextPatch`.
+            ///
+            /// - Parameters:
+            ///   - additionalProperties: A container of undocumented properties.
+            internal init(additionalProperties: [String: OpenAPIRuntime.OpenAPIValueContainer] = .init()) {
+                self.additionalProperties = additionalProperties
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [])
+            }
+            internal func encode(to encoder: any Swift.Encoder) throws {
+                try encoder.encodeAdditionalProperties(additionalProperties)
+            }
+        }
+        /// A request a redirect holds back: applied when the context opens its route, dropped when the user leaves the redirect's coordinator.
+        ///
+        /// - Remark: Generated from `#/components/schemas/PendingRequest`.
+        internal struct PendingRequest: Codable, Hashable, Sendable {
+            /// The kind of call that was redirected (`create`: a session created at a closed root).
+            ///
+            /// - Remark: Generated from `#/components/schemas/PendingRequest/op`.
+            internal enum OpPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case push = "push"
+                case present = "present"
+                case replace = "replace"
+                case state = "state"
+                case deeplink = "deeplink"
+                case create = "create"
+            }
+            /// The kind of call that was redirected (`create`: a session created at a closed root).
+            ///
+            /// - Remark: Generated from `#/components/schemas/PendingRequest/op`.
+            internal var op: Components.Schemas.PendingRequest.OpPayload
+            /// The closed route that was asked for (for a path, its first closed entry).
+            ///
+            /// - Remark: Generated from `#/components/schemas/PendingRequest/route`.
+            internal var route: Swift.String
+            /// For `deeplink`: the link.
+            ///
+            /// - Remark: Generated from `#/components/schemas/PendingRequest/url`.
+            internal var url: Swift.String?
+            /// The redirect's coordinator.
+            ///
+            /// - Remark: Generated from `#/components/schemas/PendingRequest/coordinator`.
+            internal var coordinator: Components.Schemas.CoordinatorId
+            /// Creates a new `PendingRequest`.
+            ///
+            /// - Parameters:
+            ///   - op: The kind of call that was redirected (`create`: a session created at a closed root).
+            ///   - route: The closed route that was asked for (for a path, its first closed entry).
+            ///   - url: For `deeplink`: the link.
+            ///   - coordinator: The redirect's coordinator.
+            internal init(
+                op: Components.Schemas.PendingRequest.OpPayload,
+                route: Swift.String,
+                url: Swift.String? = nil,
+                coordinator: Components.Schemas.CoordinatorId
+            ) {
+                self.op = op
+                self.route = route
+                self.url = url
+                self.coordinator = coordinator
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case op
+                case route
+                case url
+                case coordinator
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/LeaveGuard`.
+        internal struct LeaveGuard: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/LeaveGuard/reason`.
+            internal var reason: Swift.String
+            /// Creates a new `LeaveGuard`.
+            ///
+            /// - Parameters:
+            ///   - reason:
+            internal init(reason: Swift.String) {
+                self.reason = reason
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case reason
+            }
+        }
+        /// The leave guard that blocks pop, back or dismiss.
+        ///
+        /// - Remark: Generated from `#/components/schemas/BlockingLeaveGuard`.
+        internal struct BlockingLeaveGuard: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/BlockingLeaveGuard/coordinator`.
+            internal var coordinator: Components.Schemas.CoordinatorId
+            /// - Remark: Generated from `#/components/schemas/BlockingLeaveGuard/reason`.
+            internal var reason: Swift.String
+            /// Creates a new `BlockingLeaveGuard`.
+            ///
+            /// - Parameters:
+            ///   - coordinator:
+            ///   - reason:
+            internal init(
+                coordinator: Components.Schemas.CoordinatorId,
+                reason: Swift.String
+            ) {
+                self.coordinator = coordinator
+                self.reason = reason
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case coordinator
+                case reason
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/LeaveGuardRequest`.
+        internal struct LeaveGuardRequest: Codable, Hashable, Sendable {
+            /// What would be lost, for the confirmation a client shows.
+            ///
+            /// - Remark: Generated from `#/components/schemas/LeaveGuardRequest/reason`.
+            internal var reason: Swift.String
+            /// Creates a new `LeaveGuardRequest`.
+            ///
+            /// - Parameters:
+            ///   - reason: What would be lost, for the confirmation a client shows.
+            internal init(reason: Swift.String) {
+                self.reason = reason
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case reason
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.reason = try container.decode(
+                    Swift.String.self,
+                    forKey: .reason
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "reason"
                 ])
             }
         }
@@ -1491,6 +1936,10 @@ extension Components {
             internal var params: Components.Schemas.Params
             /// - Remark: Generated from `#/components/schemas/PathItem/presentation`.
             internal var presentation: Components.Schemas.Presentation
+            /// Present when the coordinator has a leave guard.
+            ///
+            /// - Remark: Generated from `#/components/schemas/PathItem/leaveGuard`.
+            internal var leaveGuard: Components.Schemas.LeaveGuard?
             /// Creates a new `PathItem`.
             ///
             /// - Parameters:
@@ -1498,22 +1947,26 @@ extension Components {
             ///   - route:
             ///   - params:
             ///   - presentation:
+            ///   - leaveGuard: Present when the coordinator has a leave guard.
             internal init(
                 id: Components.Schemas.CoordinatorId,
                 route: Swift.String,
                 params: Components.Schemas.Params,
-                presentation: Components.Schemas.Presentation
+                presentation: Components.Schemas.Presentation,
+                leaveGuard: Components.Schemas.LeaveGuard? = nil
             ) {
                 self.id = id
                 self.route = route
                 self.params = params
                 self.presentation = presentation
+                self.leaveGuard = leaveGuard
             }
             internal enum CodingKeys: String, CodingKey {
                 case id
                 case route
                 case params
                 case presentation
+                case leaveGuard
             }
         }
         /// - Remark: Generated from `#/components/schemas/TreeNode`.
@@ -1530,6 +1983,10 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/TreeNode/selectedTab`.
             internal var selectedTab: Swift.Int?
+            /// Present when the coordinator has a leave guard.
+            ///
+            /// - Remark: Generated from `#/components/schemas/TreeNode/leaveGuard`.
+            internal var leaveGuard: Components.Schemas.LeaveGuard?
             /// - Remark: Generated from `#/components/schemas/TreeNode/children`.
             internal var children: [Components.Schemas.TreeNode]
             /// Creates a new `TreeNode`.
@@ -1540,6 +1997,7 @@ extension Components {
             ///   - params:
             ///   - presentation:
             ///   - selectedTab: For a tab container: the selected tab's index.
+            ///   - leaveGuard: Present when the coordinator has a leave guard.
             ///   - children:
             internal init(
                 id: Components.Schemas.CoordinatorId,
@@ -1547,6 +2005,7 @@ extension Components {
                 params: Components.Schemas.Params,
                 presentation: Components.Schemas.Presentation,
                 selectedTab: Swift.Int? = nil,
+                leaveGuard: Components.Schemas.LeaveGuard? = nil,
                 children: [Components.Schemas.TreeNode]
             ) {
                 self.id = id
@@ -1554,6 +2013,7 @@ extension Components {
                 self.params = params
                 self.presentation = presentation
                 self.selectedTab = selectedTab
+                self.leaveGuard = leaveGuard
                 self.children = children
             }
             internal enum CodingKeys: String, CodingKey {
@@ -1562,6 +2022,7 @@ extension Components {
                 case params
                 case presentation
                 case selectedTab
+                case leaveGuard
                 case children
             }
         }
@@ -1571,6 +2032,10 @@ extension Components {
             internal var id: Swift.String
             /// - Remark: Generated from `#/components/schemas/SessionState/graph`.
             internal var graph: Swift.String
+            /// The version of the graph the session is on (it moves to the newest at its next call).
+            ///
+            /// - Remark: Generated from `#/components/schemas/SessionState/graphVersion`.
+            internal var graphVersion: Swift.Int
             /// - Remark: Generated from `#/components/schemas/SessionState/version`.
             internal var version: Swift.Int
             /// - Remark: Generated from `#/components/schemas/SessionState/createdAt`.
@@ -1589,11 +2054,18 @@ extension Components {
             internal var path: [Components.Schemas.PathItem]
             /// - Remark: Generated from `#/components/schemas/SessionState/allowed`.
             internal var allowed: Components.Schemas.Affordances
+            /// - Remark: Generated from `#/components/schemas/SessionState/context`.
+            internal var context: Components.Schemas.SessionContext
+            /// Present when a redirect holds a request back.
+            ///
+            /// - Remark: Generated from `#/components/schemas/SessionState/pending`.
+            internal var pending: Components.Schemas.PendingRequest?
             /// Creates a new `SessionState`.
             ///
             /// - Parameters:
             ///   - id:
             ///   - graph:
+            ///   - graphVersion: The version of the graph the session is on (it moves to the newest at its next call).
             ///   - version:
             ///   - createdAt:
             ///   - updatedAt:
@@ -1602,9 +2074,12 @@ extension Components {
             ///   - root:
             ///   - path: The visible path, root first: what a SwiftUI NavigationStack binds to.
             ///   - allowed:
+            ///   - context:
+            ///   - pending: Present when a redirect holds a request back.
             internal init(
                 id: Swift.String,
                 graph: Swift.String,
+                graphVersion: Swift.Int,
                 version: Swift.Int,
                 createdAt: Foundation.Date,
                 updatedAt: Foundation.Date,
@@ -1612,10 +2087,13 @@ extension Components {
                 active: Components.Schemas.CoordinatorId,
                 root: Components.Schemas.TreeNode,
                 path: [Components.Schemas.PathItem],
-                allowed: Components.Schemas.Affordances
+                allowed: Components.Schemas.Affordances,
+                context: Components.Schemas.SessionContext,
+                pending: Components.Schemas.PendingRequest? = nil
             ) {
                 self.id = id
                 self.graph = graph
+                self.graphVersion = graphVersion
                 self.version = version
                 self.createdAt = createdAt
                 self.updatedAt = updatedAt
@@ -1624,10 +2102,13 @@ extension Components {
                 self.root = root
                 self.path = path
                 self.allowed = allowed
+                self.context = context
+                self.pending = pending
             }
             internal enum CodingKeys: String, CodingKey {
                 case id
                 case graph
+                case graphVersion
                 case version
                 case createdAt
                 case updatedAt
@@ -1636,20 +2117,34 @@ extension Components {
                 case root
                 case path
                 case allowed
+                case context
+                case pending
             }
         }
         /// One event, by `type`.
         ///
         /// - Remark: Generated from `#/components/schemas/Event`.
         internal enum Event: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/Event/ContextChangedEvent`.
+            case contextChanged(Components.Schemas.ContextChangedEvent)
             /// - Remark: Generated from `#/components/schemas/Event/CoordinatorResumedEvent`.
             case coordinatorResumed(Components.Schemas.CoordinatorResumedEvent)
             /// - Remark: Generated from `#/components/schemas/Event/CoordinatorStartedEvent`.
             case coordinatorStarted(Components.Schemas.CoordinatorStartedEvent)
             /// - Remark: Generated from `#/components/schemas/Event/CoordinatorStoppedEvent`.
             case coordinatorStopped(Components.Schemas.CoordinatorStoppedEvent)
+            /// - Remark: Generated from `#/components/schemas/Event/LeaveGuardChangedEvent`.
+            case leaveGuardChanged(Components.Schemas.LeaveGuardChangedEvent)
+            /// - Remark: Generated from `#/components/schemas/Event/NavigationRedirectedEvent`.
+            case navigationRedirected(Components.Schemas.NavigationRedirectedEvent)
+            /// - Remark: Generated from `#/components/schemas/Event/PendingAppliedEvent`.
+            case pendingApplied(Components.Schemas.PendingAppliedEvent)
+            /// - Remark: Generated from `#/components/schemas/Event/PendingDroppedEvent`.
+            case pendingDropped(Components.Schemas.PendingDroppedEvent)
             /// - Remark: Generated from `#/components/schemas/Event/SessionEndedEvent`.
             case sessionEnded(Components.Schemas.SessionEndedEvent)
+            /// - Remark: Generated from `#/components/schemas/Event/SessionMigratedEvent`.
+            case sessionMigrated(Components.Schemas.SessionMigratedEvent)
             /// - Remark: Generated from `#/components/schemas/Event/TabSelectedEvent`.
             case tabSelected(Components.Schemas.TabSelectedEvent)
             internal enum CodingKeys: String, CodingKey {
@@ -1662,14 +2157,26 @@ extension Components {
                     forKey: ._type
                 )
                 switch discriminator {
+                case "context.changed":
+                    self = .contextChanged(try .init(from: decoder))
                 case "coordinator.resumed":
                     self = .coordinatorResumed(try .init(from: decoder))
                 case "coordinator.started":
                     self = .coordinatorStarted(try .init(from: decoder))
                 case "coordinator.stopped":
                     self = .coordinatorStopped(try .init(from: decoder))
+                case "leaveGuard.changed":
+                    self = .leaveGuardChanged(try .init(from: decoder))
+                case "navigation.redirected":
+                    self = .navigationRedirected(try .init(from: decoder))
+                case "pending.applied":
+                    self = .pendingApplied(try .init(from: decoder))
+                case "pending.dropped":
+                    self = .pendingDropped(try .init(from: decoder))
                 case "session.ended":
                     self = .sessionEnded(try .init(from: decoder))
+                case "session.migrated":
+                    self = .sessionMigrated(try .init(from: decoder))
                 case "tab.selected":
                     self = .tabSelected(try .init(from: decoder))
                 default:
@@ -1682,13 +2189,25 @@ extension Components {
             }
             internal func encode(to encoder: any Swift.Encoder) throws {
                 switch self {
+                case let .contextChanged(value):
+                    try value.encode(to: encoder)
                 case let .coordinatorResumed(value):
                     try value.encode(to: encoder)
                 case let .coordinatorStarted(value):
                     try value.encode(to: encoder)
                 case let .coordinatorStopped(value):
                     try value.encode(to: encoder)
+                case let .leaveGuardChanged(value):
+                    try value.encode(to: encoder)
+                case let .navigationRedirected(value):
+                    try value.encode(to: encoder)
+                case let .pendingApplied(value):
+                    try value.encode(to: encoder)
+                case let .pendingDropped(value):
+                    try value.encode(to: encoder)
                 case let .sessionEnded(value):
+                    try value.encode(to: encoder)
+                case let .sessionMigrated(value):
                     try value.encode(to: encoder)
                 case let .tabSelected(value):
                     try value.encode(to: encoder)
@@ -1788,6 +2307,8 @@ extension Components {
             internal var coordinator: Components.Schemas.CoordinatorId
             /// - Remark: Generated from `#/components/schemas/CoordinatorStoppedEvent/route`.
             internal var route: Swift.String?
+            /// `resolved`: a redirect's coordinator, when the context opened the pending route; `requirementLost`: the context closed its route.
+            ///
             /// - Remark: Generated from `#/components/schemas/CoordinatorStoppedEvent/reason`.
             internal enum ReasonPayload: String, Codable, Hashable, Sendable, CaseIterable {
                 case pop = "pop"
@@ -1796,7 +2317,12 @@ extension Components {
                 case reset = "reset"
                 case teardown = "teardown"
                 case sessionEnded = "sessionEnded"
+                case migrated = "migrated"
+                case resolved = "resolved"
+                case requirementLost = "requirementLost"
             }
+            /// `resolved`: a redirect's coordinator, when the context opened the pending route; `requirementLost`: the context closed its route.
+            ///
             /// - Remark: Generated from `#/components/schemas/CoordinatorStoppedEvent/reason`.
             internal var reason: Components.Schemas.CoordinatorStoppedEvent.ReasonPayload
             /// Creates a new `CoordinatorStoppedEvent`.
@@ -1807,7 +2333,7 @@ extension Components {
             ///   - _type:
             ///   - coordinator:
             ///   - route:
-            ///   - reason:
+            ///   - reason: `resolved`: a redirect's coordinator, when the context opened the pending route; `requirementLost`: the context closed its route.
             internal init(
                 seq: Swift.Int64,
                 version: Swift.Int64,
@@ -1998,6 +2524,411 @@ extension Components {
                 case reason
             }
         }
+        /// The session moved to a newer version of its graph (after the stops it caused).
+        ///
+        /// - Remark: Generated from `#/components/schemas/SessionMigratedEvent`.
+        internal struct SessionMigratedEvent: Codable, Hashable, Sendable {
+            /// Counts up by one per event within a session.
+            ///
+            /// - Remark: Generated from `#/components/schemas/SessionMigratedEvent/seq`.
+            internal var seq: Swift.Int64
+            /// The session version the event's operation produced.
+            ///
+            /// - Remark: Generated from `#/components/schemas/SessionMigratedEvent/version`.
+            internal var version: Swift.Int64
+            /// - Remark: Generated from `#/components/schemas/SessionMigratedEvent/type`.
+            internal enum _TypePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case sessionMigrated = "session.migrated"
+            }
+            /// - Remark: Generated from `#/components/schemas/SessionMigratedEvent/type`.
+            internal var _type: Components.Schemas.SessionMigratedEvent._TypePayload
+            /// The graph version the session left.
+            ///
+            /// - Remark: Generated from `#/components/schemas/SessionMigratedEvent/from`.
+            internal var from: Swift.Int
+            /// The graph version it is on now.
+            ///
+            /// - Remark: Generated from `#/components/schemas/SessionMigratedEvent/to`.
+            internal var to: Swift.Int
+            /// Creates a new `SessionMigratedEvent`.
+            ///
+            /// - Parameters:
+            ///   - seq: Counts up by one per event within a session.
+            ///   - version: The session version the event's operation produced.
+            ///   - _type:
+            ///   - from: The graph version the session left.
+            ///   - to: The graph version it is on now.
+            internal init(
+                seq: Swift.Int64,
+                version: Swift.Int64,
+                _type: Components.Schemas.SessionMigratedEvent._TypePayload,
+                from: Swift.Int,
+                to: Swift.Int
+            ) {
+                self.seq = seq
+                self.version = version
+                self._type = _type
+                self.from = from
+                self.to = to
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case seq
+                case version
+                case _type = "type"
+                case from
+                case to
+            }
+        }
+        /// The backend changed the session's context.
+        ///
+        /// - Remark: Generated from `#/components/schemas/ContextChangedEvent`.
+        internal struct ContextChangedEvent: Codable, Hashable, Sendable {
+            /// Counts up by one per event within a session.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ContextChangedEvent/seq`.
+            internal var seq: Swift.Int64
+            /// The session version the event's operation produced.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ContextChangedEvent/version`.
+            internal var version: Swift.Int64
+            /// - Remark: Generated from `#/components/schemas/ContextChangedEvent/type`.
+            internal enum _TypePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case contextChanged = "context.changed"
+            }
+            /// - Remark: Generated from `#/components/schemas/ContextChangedEvent/type`.
+            internal var _type: Components.Schemas.ContextChangedEvent._TypePayload
+            /// The whole new context.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ContextChangedEvent/context`.
+            internal var context: Components.Schemas.SessionContext
+            /// Creates a new `ContextChangedEvent`.
+            ///
+            /// - Parameters:
+            ///   - seq: Counts up by one per event within a session.
+            ///   - version: The session version the event's operation produced.
+            ///   - _type:
+            ///   - context: The whole new context.
+            internal init(
+                seq: Swift.Int64,
+                version: Swift.Int64,
+                _type: Components.Schemas.ContextChangedEvent._TypePayload,
+                context: Components.Schemas.SessionContext
+            ) {
+                self.seq = seq
+                self.version = version
+                self._type = _type
+                self.context = context
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case seq
+                case version
+                case _type = "type"
+                case context
+            }
+        }
+        /// A closed route was asked for: its redirect started instead, and the request became `pending`.
+        ///
+        /// - Remark: Generated from `#/components/schemas/NavigationRedirectedEvent`.
+        internal struct NavigationRedirectedEvent: Codable, Hashable, Sendable {
+            /// Counts up by one per event within a session.
+            ///
+            /// - Remark: Generated from `#/components/schemas/NavigationRedirectedEvent/seq`.
+            internal var seq: Swift.Int64
+            /// The session version the event's operation produced.
+            ///
+            /// - Remark: Generated from `#/components/schemas/NavigationRedirectedEvent/version`.
+            internal var version: Swift.Int64
+            /// - Remark: Generated from `#/components/schemas/NavigationRedirectedEvent/type`.
+            internal enum _TypePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case navigationRedirected = "navigation.redirected"
+            }
+            /// - Remark: Generated from `#/components/schemas/NavigationRedirectedEvent/type`.
+            internal var _type: Components.Schemas.NavigationRedirectedEvent._TypePayload
+            /// The redirect's coordinator.
+            ///
+            /// - Remark: Generated from `#/components/schemas/NavigationRedirectedEvent/coordinator`.
+            internal var coordinator: Components.Schemas.CoordinatorId
+            /// The closed route that was asked for.
+            ///
+            /// - Remark: Generated from `#/components/schemas/NavigationRedirectedEvent/route`.
+            internal var route: Swift.String
+            /// The route started instead.
+            ///
+            /// - Remark: Generated from `#/components/schemas/NavigationRedirectedEvent/redirect`.
+            internal var redirect: Swift.String
+            /// Creates a new `NavigationRedirectedEvent`.
+            ///
+            /// - Parameters:
+            ///   - seq: Counts up by one per event within a session.
+            ///   - version: The session version the event's operation produced.
+            ///   - _type:
+            ///   - coordinator: The redirect's coordinator.
+            ///   - route: The closed route that was asked for.
+            ///   - redirect: The route started instead.
+            internal init(
+                seq: Swift.Int64,
+                version: Swift.Int64,
+                _type: Components.Schemas.NavigationRedirectedEvent._TypePayload,
+                coordinator: Components.Schemas.CoordinatorId,
+                route: Swift.String,
+                redirect: Swift.String
+            ) {
+                self.seq = seq
+                self.version = version
+                self._type = _type
+                self.coordinator = coordinator
+                self.route = route
+                self.redirect = redirect
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case seq
+                case version
+                case _type = "type"
+                case coordinator
+                case route
+                case redirect
+            }
+        }
+        /// The context opened the pending request's route, and it was applied.
+        ///
+        /// - Remark: Generated from `#/components/schemas/PendingAppliedEvent`.
+        internal struct PendingAppliedEvent: Codable, Hashable, Sendable {
+            /// Counts up by one per event within a session.
+            ///
+            /// - Remark: Generated from `#/components/schemas/PendingAppliedEvent/seq`.
+            internal var seq: Swift.Int64
+            /// The session version the event's operation produced.
+            ///
+            /// - Remark: Generated from `#/components/schemas/PendingAppliedEvent/version`.
+            internal var version: Swift.Int64
+            /// - Remark: Generated from `#/components/schemas/PendingAppliedEvent/type`.
+            internal enum _TypePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case pendingApplied = "pending.applied"
+            }
+            /// - Remark: Generated from `#/components/schemas/PendingAppliedEvent/type`.
+            internal var _type: Components.Schemas.PendingAppliedEvent._TypePayload
+            /// - Remark: Generated from `#/components/schemas/PendingAppliedEvent/route`.
+            internal var route: Swift.String
+            /// Creates a new `PendingAppliedEvent`.
+            ///
+            /// - Parameters:
+            ///   - seq: Counts up by one per event within a session.
+            ///   - version: The session version the event's operation produced.
+            ///   - _type:
+            ///   - route:
+            internal init(
+                seq: Swift.Int64,
+                version: Swift.Int64,
+                _type: Components.Schemas.PendingAppliedEvent._TypePayload,
+                route: Swift.String
+            ) {
+                self.seq = seq
+                self.version = version
+                self._type = _type
+                self.route = route
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case seq
+                case version
+                case _type = "type"
+                case route
+            }
+        }
+        /// The pending request was given up.
+        ///
+        /// - Remark: Generated from `#/components/schemas/PendingDroppedEvent`.
+        internal struct PendingDroppedEvent: Codable, Hashable, Sendable {
+            /// Counts up by one per event within a session.
+            ///
+            /// - Remark: Generated from `#/components/schemas/PendingDroppedEvent/seq`.
+            internal var seq: Swift.Int64
+            /// The session version the event's operation produced.
+            ///
+            /// - Remark: Generated from `#/components/schemas/PendingDroppedEvent/version`.
+            internal var version: Swift.Int64
+            /// - Remark: Generated from `#/components/schemas/PendingDroppedEvent/type`.
+            internal enum _TypePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case pendingDropped = "pending.dropped"
+            }
+            /// - Remark: Generated from `#/components/schemas/PendingDroppedEvent/type`.
+            internal var _type: Components.Schemas.PendingDroppedEvent._TypePayload
+            /// - Remark: Generated from `#/components/schemas/PendingDroppedEvent/route`.
+            internal var route: Swift.String
+            /// `replaced`: a newer redirect; `cancelled`: the user left the redirect; `invalid`: its route opened but it no longer applies (`code` says why).
+            ///
+            /// - Remark: Generated from `#/components/schemas/PendingDroppedEvent/reason`.
+            internal enum ReasonPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case replaced = "replaced"
+                case cancelled = "cancelled"
+                case invalid = "invalid"
+            }
+            /// `replaced`: a newer redirect; `cancelled`: the user left the redirect; `invalid`: its route opened but it no longer applies (`code` says why).
+            ///
+            /// - Remark: Generated from `#/components/schemas/PendingDroppedEvent/reason`.
+            internal var reason: Components.Schemas.PendingDroppedEvent.ReasonPayload
+            /// With `invalid`: the problem code the request would now get.
+            ///
+            /// - Remark: Generated from `#/components/schemas/PendingDroppedEvent/code`.
+            internal var code: Swift.String?
+            /// Creates a new `PendingDroppedEvent`.
+            ///
+            /// - Parameters:
+            ///   - seq: Counts up by one per event within a session.
+            ///   - version: The session version the event's operation produced.
+            ///   - _type:
+            ///   - route:
+            ///   - reason: `replaced`: a newer redirect; `cancelled`: the user left the redirect; `invalid`: its route opened but it no longer applies (`code` says why).
+            ///   - code: With `invalid`: the problem code the request would now get.
+            internal init(
+                seq: Swift.Int64,
+                version: Swift.Int64,
+                _type: Components.Schemas.PendingDroppedEvent._TypePayload,
+                route: Swift.String,
+                reason: Components.Schemas.PendingDroppedEvent.ReasonPayload,
+                code: Swift.String? = nil
+            ) {
+                self.seq = seq
+                self.version = version
+                self._type = _type
+                self.route = route
+                self.reason = reason
+                self.code = code
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case seq
+                case version
+                case _type = "type"
+                case route
+                case reason
+                case code
+            }
+        }
+        /// A coordinator's leave guard was set or cleared.
+        ///
+        /// - Remark: Generated from `#/components/schemas/LeaveGuardChangedEvent`.
+        internal struct LeaveGuardChangedEvent: Codable, Hashable, Sendable {
+            /// Counts up by one per event within a session.
+            ///
+            /// - Remark: Generated from `#/components/schemas/LeaveGuardChangedEvent/seq`.
+            internal var seq: Swift.Int64
+            /// The session version the event's operation produced.
+            ///
+            /// - Remark: Generated from `#/components/schemas/LeaveGuardChangedEvent/version`.
+            internal var version: Swift.Int64
+            /// - Remark: Generated from `#/components/schemas/LeaveGuardChangedEvent/type`.
+            internal enum _TypePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case leaveGuardChanged = "leaveGuard.changed"
+            }
+            /// - Remark: Generated from `#/components/schemas/LeaveGuardChangedEvent/type`.
+            internal var _type: Components.Schemas.LeaveGuardChangedEvent._TypePayload
+            /// - Remark: Generated from `#/components/schemas/LeaveGuardChangedEvent/coordinator`.
+            internal var coordinator: Components.Schemas.CoordinatorId
+            /// The guard's reason; null when cleared.
+            ///
+            /// - Remark: Generated from `#/components/schemas/LeaveGuardChangedEvent/reason`.
+            internal var reason: Swift.String?
+            /// Creates a new `LeaveGuardChangedEvent`.
+            ///
+            /// - Parameters:
+            ///   - seq: Counts up by one per event within a session.
+            ///   - version: The session version the event's operation produced.
+            ///   - _type:
+            ///   - coordinator:
+            ///   - reason: The guard's reason; null when cleared.
+            internal init(
+                seq: Swift.Int64,
+                version: Swift.Int64,
+                _type: Components.Schemas.LeaveGuardChangedEvent._TypePayload,
+                coordinator: Components.Schemas.CoordinatorId,
+                reason: Swift.String? = nil
+            ) {
+                self.seq = seq
+                self.version = version
+                self._type = _type
+                self.coordinator = coordinator
+                self.reason = reason
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case seq
+                case version
+                case _type = "type"
+                case coordinator
+                case reason
+            }
+        }
+        /// What migrating the live sessions of a graph does (a dry run) or did.
+        ///
+        /// - Remark: Generated from `#/components/schemas/MigrationReport`.
+        internal struct MigrationReport: Codable, Hashable, Sendable {
+            /// Live sessions of the graph that were behind.
+            ///
+            /// - Remark: Generated from `#/components/schemas/MigrationReport/sessions`.
+            internal var sessions: Swift.Int
+            /// Sessions whose coordinators all stay as they are; only their graph version moves.
+            ///
+            /// - Remark: Generated from `#/components/schemas/MigrationReport/unchanged`.
+            internal var unchanged: Swift.Int
+            /// The others (the restarted included).
+            ///
+            /// - Remark: Generated from `#/components/schemas/MigrationReport/migrated`.
+            internal var migrated: Swift.Int
+            /// Coordinators stopped, by route.
+            ///
+            /// - Remark: Generated from `#/components/schemas/MigrationReport/stopped`.
+            internal struct StoppedPayload: Codable, Hashable, Sendable {
+                /// A container of undocumented properties.
+                internal var additionalProperties: [String: Swift.Int]
+                /// Creates a new `StoppedPayload`.
+                ///
+                /// - Parameters:
+                ///   - additionalProperties: A container of undocumented properties.
+                internal init(additionalProperties: [String: Swift.Int] = .init()) {
+                    self.additionalProperties = additionalProperties
+                }
+                internal init(from decoder: any Swift.Decoder) throws {
+                    additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [])
+                }
+                internal func encode(to encoder: any Swift.Encoder) throws {
+                    try encoder.encodeAdditionalProperties(additionalProperties)
+                }
+            }
+            /// Coordinators stopped, by route.
+            ///
+            /// - Remark: Generated from `#/components/schemas/MigrationReport/stopped`.
+            internal var stopped: Components.Schemas.MigrationReport.StoppedPayload
+            /// Sessions whose root could not stay, restarted at the graph's root.
+            ///
+            /// - Remark: Generated from `#/components/schemas/MigrationReport/restarted`.
+            internal var restarted: Swift.Int
+            /// Creates a new `MigrationReport`.
+            ///
+            /// - Parameters:
+            ///   - sessions: Live sessions of the graph that were behind.
+            ///   - unchanged: Sessions whose coordinators all stay as they are; only their graph version moves.
+            ///   - migrated: The others (the restarted included).
+            ///   - stopped: Coordinators stopped, by route.
+            ///   - restarted: Sessions whose root could not stay, restarted at the graph's root.
+            internal init(
+                sessions: Swift.Int,
+                unchanged: Swift.Int,
+                migrated: Swift.Int,
+                stopped: Components.Schemas.MigrationReport.StoppedPayload,
+                restarted: Swift.Int
+            ) {
+                self.sessions = sessions
+                self.unchanged = unchanged
+                self.migrated = migrated
+                self.stopped = stopped
+                self.restarted = restarted
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case sessions
+                case unchanged
+                case migrated
+                case stopped
+                case restarted
+            }
+        }
         /// The answer to every mutation: the version it left the session at, the state (unless the request sent `Prefer: return=minimal`) and the events it caused (none when nothing changed).
         ///
         /// - Remark: Generated from `#/components/schemas/MutationResult`.
@@ -2093,6 +3024,83 @@ extension Components {
         internal struct Graph: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/Graph/name`.
             internal var name: Swift.String
+            /// Grows with each change of the graph; sessions move to the newest.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Graph/version`.
+            internal var version: Swift.Int?
+            /// What became of the previous version's routes (in a request only).
+            ///
+            /// - Remark: Generated from `#/components/schemas/Graph/migrate`.
+            internal struct MigratePayload: Codable, Hashable, Sendable {
+                /// Old name to new name; coordinators keep their ids.
+                ///
+                /// - Remark: Generated from `#/components/schemas/Graph/migrate/renamed`.
+                internal struct RenamedPayload: Codable, Hashable, Sendable {
+                    /// A container of undocumented properties.
+                    internal var additionalProperties: [String: Swift.String]
+                    /// Creates a new `RenamedPayload`.
+                    ///
+                    /// - Parameters:
+                    ///   - additionalProperties: A container of undocumented properties.
+                    internal init(additionalProperties: [String: Swift.String] = .init()) {
+                        self.additionalProperties = additionalProperties
+                    }
+                    internal init(from decoder: any Swift.Decoder) throws {
+                        additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [])
+                    }
+                    internal func encode(to encoder: any Swift.Encoder) throws {
+                        try encoder.encodeAdditionalProperties(additionalProperties)
+                    }
+                }
+                /// Old name to new name; coordinators keep their ids.
+                ///
+                /// - Remark: Generated from `#/components/schemas/Graph/migrate/renamed`.
+                internal var renamed: Components.Schemas.Graph.MigratePayload.RenamedPayload?
+                /// Old name to null (its coordinators stop with their subtrees) or to the route that replaces it in place.
+                ///
+                /// - Remark: Generated from `#/components/schemas/Graph/migrate/removed`.
+                internal struct RemovedPayload: Codable, Hashable, Sendable {
+                    /// A container of undocumented properties.
+                    internal var additionalProperties: [String: Swift.String?]
+                    /// Creates a new `RemovedPayload`.
+                    ///
+                    /// - Parameters:
+                    ///   - additionalProperties: A container of undocumented properties.
+                    internal init(additionalProperties: [String: Swift.String?] = .init()) {
+                        self.additionalProperties = additionalProperties
+                    }
+                    internal init(from decoder: any Swift.Decoder) throws {
+                        additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [])
+                    }
+                    internal func encode(to encoder: any Swift.Encoder) throws {
+                        try encoder.encodeAdditionalProperties(additionalProperties)
+                    }
+                }
+                /// Old name to null (its coordinators stop with their subtrees) or to the route that replaces it in place.
+                ///
+                /// - Remark: Generated from `#/components/schemas/Graph/migrate/removed`.
+                internal var removed: Components.Schemas.Graph.MigratePayload.RemovedPayload?
+                /// Creates a new `MigratePayload`.
+                ///
+                /// - Parameters:
+                ///   - renamed: Old name to new name; coordinators keep their ids.
+                ///   - removed: Old name to null (its coordinators stop with their subtrees) or to the route that replaces it in place.
+                internal init(
+                    renamed: Components.Schemas.Graph.MigratePayload.RenamedPayload? = nil,
+                    removed: Components.Schemas.Graph.MigratePayload.RemovedPayload? = nil
+                ) {
+                    self.renamed = renamed
+                    self.removed = removed
+                }
+                internal enum CodingKeys: String, CodingKey {
+                    case renamed
+                    case removed
+                }
+            }
+            /// What became of the previous version's routes (in a request only).
+            ///
+            /// - Remark: Generated from `#/components/schemas/Graph/migrate`.
+            internal var migrate: Components.Schemas.Graph.MigratePayload?
             /// - Remark: Generated from `#/components/schemas/Graph/root`.
             internal var root: Swift.String
             /// - Remark: Generated from `#/components/schemas/Graph/RoutesPayload`.
@@ -2135,6 +3143,34 @@ extension Components {
                 internal var tabs: [Swift.String]?
                 /// - Remark: Generated from `#/components/schemas/Graph/RoutesPayload/root`.
                 internal var root: Swift.Bool
+                /// Context key to the value required, or to an array of accepted values (an array-valued context key meets it when the two share an element). A route whose requirements hold in the session's context is open, else closed.
+                ///
+                /// - Remark: Generated from `#/components/schemas/Graph/RoutesPayload/requires`.
+                internal struct RequiresPayload: Codable, Hashable, Sendable {
+                    /// A container of undocumented properties.
+                    internal var additionalProperties: [String: Components.Schemas.ContextValue]
+                    /// Creates a new `RequiresPayload`.
+                    ///
+                    /// - Parameters:
+                    ///   - additionalProperties: A container of undocumented properties.
+                    internal init(additionalProperties: [String: Components.Schemas.ContextValue] = .init()) {
+                        self.additionalProperties = additionalProperties
+                    }
+                    internal init(from decoder: any Swift.Decoder) throws {
+                        additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [])
+                    }
+                    internal func encode(to encoder: any Swift.Encoder) throws {
+                        try encoder.encodeAdditionalProperties(additionalProperties)
+                    }
+                }
+                /// Context key to the value required, or to an array of accepted values (an array-valued context key meets it when the two share an element). A route whose requirements hold in the session's context is open, else closed.
+                ///
+                /// - Remark: Generated from `#/components/schemas/Graph/RoutesPayload/requires`.
+                internal var requires: Components.Schemas.Graph.RoutesPayloadPayload.RequiresPayload?
+                /// The route shown instead of this one while it is closed (the request waits as the session's `pending`).
+                ///
+                /// - Remark: Generated from `#/components/schemas/Graph/RoutesPayload/redirect`.
+                internal var redirect: Swift.String?
                 /// Creates a new `RoutesPayloadPayload`.
                 ///
                 /// - Parameters:
@@ -2146,6 +3182,8 @@ extension Components {
                 ///   - next:
                 ///   - tabs:
                 ///   - root:
+                ///   - requires: Context key to the value required, or to an array of accepted values (an array-valued context key meets it when the two share an element). A route whose requirements hold in the session's context is open, else closed.
+                ///   - redirect: The route shown instead of this one while it is closed (the request waits as the session's `pending`).
                 internal init(
                     name: Swift.String,
                     path: Swift.String,
@@ -2154,7 +3192,9 @@ extension Components {
                     presentations: [Swift.String],
                     next: [Swift.String]? = nil,
                     tabs: [Swift.String]? = nil,
-                    root: Swift.Bool
+                    root: Swift.Bool,
+                    requires: Components.Schemas.Graph.RoutesPayloadPayload.RequiresPayload? = nil,
+                    redirect: Swift.String? = nil
                 ) {
                     self.name = name
                     self.path = path
@@ -2164,6 +3204,8 @@ extension Components {
                     self.next = next
                     self.tabs = tabs
                     self.root = root
+                    self.requires = requires
+                    self.redirect = redirect
                 }
                 internal enum CodingKeys: String, CodingKey {
                     case name
@@ -2174,6 +3216,8 @@ extension Components {
                     case next
                     case tabs
                     case root
+                    case requires
+                    case redirect
                 }
             }
             /// - Remark: Generated from `#/components/schemas/Graph/routes`.
@@ -2184,19 +3228,27 @@ extension Components {
             ///
             /// - Parameters:
             ///   - name:
+            ///   - version: Grows with each change of the graph; sessions move to the newest.
+            ///   - migrate: What became of the previous version's routes (in a request only).
             ///   - root:
             ///   - routes:
             internal init(
                 name: Swift.String,
+                version: Swift.Int? = nil,
+                migrate: Components.Schemas.Graph.MigratePayload? = nil,
                 root: Swift.String,
                 routes: Components.Schemas.Graph.RoutesPayload
             ) {
                 self.name = name
+                self.version = version
+                self.migrate = migrate
                 self.root = root
                 self.routes = routes
             }
             internal enum CodingKeys: String, CodingKey {
                 case name
+                case version
+                case migrate
                 case root
                 case routes
             }
@@ -2240,17 +3292,22 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/Problem/opIndex`.
             internal var opIndex: Swift.Int?
-            /// With 410 session_ended: why the session ended.
+            /// With 410 session_ended: why the session ended (`deleted` or `expired`). With 409 leave_blocked: the leave guard's reason.
             ///
             /// - Remark: Generated from `#/components/schemas/Problem/reason`.
-            internal enum ReasonPayload: String, Codable, Hashable, Sendable, CaseIterable {
-                case deleted = "deleted"
-                case expired = "expired"
-            }
-            /// With 410 session_ended: why the session ended.
+            internal var reason: Swift.String?
+            /// With 403 requirement_not_met: the closed route.
             ///
-            /// - Remark: Generated from `#/components/schemas/Problem/reason`.
-            internal var reason: Components.Schemas.Problem.ReasonPayload?
+            /// - Remark: Generated from `#/components/schemas/Problem/route`.
+            internal var route: Swift.String?
+            /// With 403 requirement_not_met: the context keys whose requirement fails.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Problem/missing`.
+            internal var missing: [Swift.String]?
+            /// With 409 leave_blocked: the guarded coordinator.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Problem/coordinator`.
+            internal var coordinator: Components.Schemas.CoordinatorId?
             /// Creates a new `Problem`.
             ///
             /// - Parameters:
@@ -2261,7 +3318,10 @@ extension Components {
             ///   - code: Stable machine code.
             ///   - version: With 412: the session's current version.
             ///   - opIndex: With a refused batch: the index of the refused op.
-            ///   - reason: With 410 session_ended: why the session ended.
+            ///   - reason: With 410 session_ended: why the session ended (`deleted` or `expired`). With 409 leave_blocked: the leave guard's reason.
+            ///   - route: With 403 requirement_not_met: the closed route.
+            ///   - missing: With 403 requirement_not_met: the context keys whose requirement fails.
+            ///   - coordinator: With 409 leave_blocked: the guarded coordinator.
             internal init(
                 _type: Swift.String,
                 title: Swift.String,
@@ -2270,7 +3330,10 @@ extension Components {
                 code: Swift.String,
                 version: Swift.Int? = nil,
                 opIndex: Swift.Int? = nil,
-                reason: Components.Schemas.Problem.ReasonPayload? = nil
+                reason: Swift.String? = nil,
+                route: Swift.String? = nil,
+                missing: [Swift.String]? = nil,
+                coordinator: Components.Schemas.CoordinatorId? = nil
             ) {
                 self._type = _type
                 self.title = title
@@ -2280,6 +3343,9 @@ extension Components {
                 self.version = version
                 self.opIndex = opIndex
                 self.reason = reason
+                self.route = route
+                self.missing = missing
+                self.coordinator = coordinator
             }
             internal enum CodingKeys: String, CodingKey {
                 case _type = "type"
@@ -2290,6 +3356,9 @@ extension Components {
                 case version
                 case opIndex
                 case reason
+                case route
+                case missing
+                case coordinator
             }
         }
     }

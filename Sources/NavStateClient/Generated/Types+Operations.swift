@@ -375,6 +375,21 @@ internal enum Operations {
                 }
             }
             internal var path: Operations.GetGraph.Input.Path
+            /// - Remark: Generated from `#/paths/v1/graphs/{name}/GET/query`.
+            internal struct Query: Sendable, Hashable {
+                /// A version of the graph other than the newest (kept while a session uses it).
+                ///
+                /// - Remark: Generated from `#/paths/v1/graphs/{name}/GET/query/version`.
+                internal var version: Swift.Int?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - version: A version of the graph other than the newest (kept while a session uses it).
+                internal init(version: Swift.Int? = nil) {
+                    self.version = version
+                }
+            }
+            internal var query: Operations.GetGraph.Input.Query
             /// - Remark: Generated from `#/paths/v1/graphs/{name}/GET/header`.
             internal struct Headers: Sendable, Hashable {
                 internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetGraph.AcceptableContentType>]
@@ -391,12 +406,15 @@ internal enum Operations {
             ///
             /// - Parameters:
             ///   - path:
+            ///   - query:
             ///   - headers:
             internal init(
                 path: Operations.GetGraph.Input.Path,
+                query: Operations.GetGraph.Input.Query = .init(),
                 headers: Operations.GetGraph.Input.Headers = .init()
             ) {
                 self.path = path
+                self.query = query
                 self.headers = headers
             }
         }
@@ -540,9 +558,715 @@ internal enum Operations {
             }
         }
     }
+    /// Load a new version of a graph (backend only)
+    ///
+    /// The body is the graph file's JSON, with a `version` greater than the newest loaded (and a `migrate` saying what became of renamed and removed routes). New sessions start on it; a live session moves to it at its next call, or when `POST /v1/graphs/{name}/migrate` moves them all. With `?dryRun=true` nothing is loaded: the answer says what migrating every live session to it would do.
+    ///
+    /// - Remark: HTTP `PUT /v1/graphs/{name}`.
+    /// - Remark: Generated from `#/paths//v1/graphs/{name}/put(loadGraph)`.
+    internal enum LoadGraph {
+        internal static let id: Swift.String = "loadGraph"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/graphs/{name}/PUT/path`.
+            internal struct Path: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/graphs/{name}/PUT/path/name`.
+                internal var name: Swift.String
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - name:
+                internal init(name: Swift.String) {
+                    self.name = name
+                }
+            }
+            internal var path: Operations.LoadGraph.Input.Path
+            /// - Remark: Generated from `#/paths/v1/graphs/{name}/PUT/query`.
+            internal struct Query: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/graphs/{name}/PUT/query/dryRun`.
+                internal var dryRun: Swift.Bool?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - dryRun:
+                internal init(dryRun: Swift.Bool? = nil) {
+                    self.dryRun = dryRun
+                }
+            }
+            internal var query: Operations.LoadGraph.Input.Query
+            /// - Remark: Generated from `#/paths/v1/graphs/{name}/PUT/header`.
+            internal struct Headers: Sendable, Hashable {
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.LoadGraph.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                internal init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.LoadGraph.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            internal var headers: Operations.LoadGraph.Input.Headers
+            /// - Remark: Generated from `#/paths/v1/graphs/{name}/PUT/requestBody`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/graphs/{name}/PUT/requestBody/content/application\/json`.
+                case json(Components.Schemas.Graph)
+            }
+            internal var body: Operations.LoadGraph.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - query:
+            ///   - headers:
+            ///   - body:
+            internal init(
+                path: Operations.LoadGraph.Input.Path,
+                query: Operations.LoadGraph.Input.Query = .init(),
+                headers: Operations.LoadGraph.Input.Headers = .init(),
+                body: Operations.LoadGraph.Input.Body
+            ) {
+                self.path = path
+                self.query = query
+                self.headers = headers
+                self.body = body
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            internal struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/graphs/{name}/PUT/responses/200/content`.
+                internal enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/graphs/{name}/PUT/responses/200/content/application\/json`.
+                    case json(Components.Schemas.MigrationReport)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    internal var json: Components.Schemas.MigrationReport {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                internal var body: Operations.LoadGraph.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                internal init(body: Operations.LoadGraph.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// The dry run's counts (`?dryRun=true`); nothing was loaded.
+            ///
+            /// - Remark: Generated from `#/paths//v1/graphs/{name}/put(loadGraph)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.LoadGraph.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            internal var ok: Operations.LoadGraph.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            internal struct Created: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/graphs/{name}/PUT/responses/201/headers`.
+                internal struct Headers: Sendable, Hashable {
+                    /// `/v1/graphs/{name}?version={version}`
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/graphs/{name}/PUT/responses/201/headers/Location`.
+                    internal var location: Swift.String?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - location: `/v1/graphs/{name}?version={version}`
+                    internal init(location: Swift.String? = nil) {
+                        self.location = location
+                    }
+                }
+                /// Received HTTP response headers
+                internal var headers: Operations.LoadGraph.Output.Created.Headers
+                /// - Remark: Generated from `#/paths/v1/graphs/{name}/PUT/responses/201/content`.
+                internal enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/graphs/{name}/PUT/responses/201/content/application\/json`.
+                    case json(Components.Schemas.Graph)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    internal var json: Components.Schemas.Graph {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                internal var body: Operations.LoadGraph.Output.Created.Body
+                /// Creates a new `Created`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                ///   - body: Received HTTP response body
+                internal init(
+                    headers: Operations.LoadGraph.Output.Created.Headers = .init(),
+                    body: Operations.LoadGraph.Output.Created.Body
+                ) {
+                    self.headers = headers
+                    self.body = body
+                }
+            }
+            /// Loaded.
+            ///
+            /// - Remark: Generated from `#/paths//v1/graphs/{name}/put(loadGraph)/responses/201`.
+            ///
+            /// HTTP response code: `201 created`.
+            case created(Operations.LoadGraph.Output.Created)
+            /// The associated value of the enum case if `self` is `.created`.
+            ///
+            /// - Throws: An error if `self` is not `.created`.
+            /// - SeeAlso: `.created`.
+            internal var created: Operations.LoadGraph.Output.Created {
+                get throws {
+                    switch self {
+                    case let .created(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "created",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Bad request. Codes: malformed_json, bad_content_length, invalid_query, invalid_idempotency_key.
+            ///
+            /// - Remark: Generated from `#/paths//v1/graphs/{name}/put(loadGraph)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Unauthorized: no bearer token (unauthorized) or one that is not 43 base64url characters (invalid_token). A well-formed but wrong token answers 404 like an unknown session. With `--session-creation backend`, a creation without a backend key (backend_key_required). Codes: unauthorized, invalid_token, backend_key_required.
+            ///
+            /// - Remark: Generated from `#/paths//v1/graphs/{name}/put(loadGraph)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Only the app's backend may do this (load a graph, set a session's context): the bearer token is not one of its keys. Code: backend_only.
+            ///
+            /// - Remark: Generated from `#/paths//v1/graphs/{name}/put(loadGraph)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.BackendOnly)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.BackendOnly {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            internal struct Conflict: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/graphs/{name}/PUT/responses/409/content`.
+                internal enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/graphs/{name}/PUT/responses/409/content/application\/problem+json`.
+                    case applicationProblemJson(Components.Schemas.Problem)
+                    /// The associated value of the enum case if `self` is `.applicationProblemJson`.
+                    ///
+                    /// - Throws: An error if `self` is not `.applicationProblemJson`.
+                    /// - SeeAlso: `.applicationProblemJson`.
+                    internal var applicationProblemJson: Components.Schemas.Problem {
+                        get throws {
+                            switch self {
+                            case let .applicationProblemJson(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                internal var body: Operations.LoadGraph.Output.Conflict.Body
+                /// Creates a new `Conflict`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                internal init(body: Operations.LoadGraph.Output.Conflict.Body) {
+                    self.body = body
+                }
+            }
+            /// A version as new or newer is loaded. Code: graph_version_exists, with the newest `version`.
+            ///
+            /// - Remark: Generated from `#/paths//v1/graphs/{name}/put(loadGraph)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Operations.LoadGraph.Output.Conflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            internal var conflict: Operations.LoadGraph.Output.Conflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Unsupported media type. Codes: unsupported_media_type.
+            ///
+            /// - Remark: Generated from `#/paths//v1/graphs/{name}/put(loadGraph)/responses/415`.
+            ///
+            /// HTTP response code: `415 unsupportedMediaType`.
+            case unsupportedMediaType(Components.Responses.UnsupportedMediaType)
+            /// The associated value of the enum case if `self` is `.unsupportedMediaType`.
+            ///
+            /// - Throws: An error if `self` is not `.unsupportedMediaType`.
+            /// - SeeAlso: `.unsupportedMediaType`.
+            internal var unsupportedMediaType: Components.Responses.UnsupportedMediaType {
+                get throws {
+                    switch self {
+                    case let .unsupportedMediaType(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            internal struct UnprocessableContent: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/graphs/{name}/PUT/responses/422/content`.
+                internal enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/graphs/{name}/PUT/responses/422/content/application\/problem+json`.
+                    case applicationProblemJson(Components.Schemas.Problem)
+                    /// The associated value of the enum case if `self` is `.applicationProblemJson`.
+                    ///
+                    /// - Throws: An error if `self` is not `.applicationProblemJson`.
+                    /// - SeeAlso: `.applicationProblemJson`.
+                    internal var applicationProblemJson: Components.Schemas.Problem {
+                        get throws {
+                            switch self {
+                            case let .applicationProblemJson(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                internal var body: Operations.LoadGraph.Output.UnprocessableContent.Body
+                /// Creates a new `UnprocessableContent`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                internal init(body: Operations.LoadGraph.Output.UnprocessableContent.Body) {
+                    self.body = body
+                }
+            }
+            /// Not a valid graph, or not the graph the path names. Code: invalid_graph, with the same message a graph file gets at start-up.
+            ///
+            /// - Remark: Generated from `#/paths//v1/graphs/{name}/put(loadGraph)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Operations.LoadGraph.Output.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            internal var unprocessableContent: Operations.LoadGraph.Output.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it. Behind the cluster proxy (deploy/nginx.conf.template), the node that holds the session, or for a creation every node, does not answer (node_unavailable, Retry-After 5). Codes: too_many_sessions, memory_exhausted, journal_unavailable, node_unavailable.
+            ///
+            /// - Remark: Generated from `#/paths//v1/graphs/{name}/put(loadGraph)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ServiceUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Components.Responses.ServiceUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case applicationProblemJson
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .json,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// Move every live session of a graph to its newest version now (backend only)
+    ///
+    /// Each session moves in one step (one version bump, `coordinator.stopped` with reason `migrated` for what went, `session.migrated`, a `reset` on its open streams), as it would at its next call.
+    ///
+    /// - Remark: HTTP `POST /v1/graphs/{name}/migrate`.
+    /// - Remark: Generated from `#/paths//v1/graphs/{name}/migrate/post(migrateSessions)`.
+    internal enum MigrateSessions {
+        internal static let id: Swift.String = "migrateSessions"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/graphs/{name}/migrate/POST/path`.
+            internal struct Path: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/graphs/{name}/migrate/POST/path/name`.
+                internal var name: Swift.String
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - name:
+                internal init(name: Swift.String) {
+                    self.name = name
+                }
+            }
+            internal var path: Operations.MigrateSessions.Input.Path
+            /// - Remark: Generated from `#/paths/v1/graphs/{name}/migrate/POST/header`.
+            internal struct Headers: Sendable, Hashable {
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.MigrateSessions.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                internal init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.MigrateSessions.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            internal var headers: Operations.MigrateSessions.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            internal init(
+                path: Operations.MigrateSessions.Input.Path,
+                headers: Operations.MigrateSessions.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.headers = headers
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            internal struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/graphs/{name}/migrate/POST/responses/200/content`.
+                internal enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/graphs/{name}/migrate/POST/responses/200/content/application\/json`.
+                    case json(Components.Schemas.MigrationReport)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    internal var json: Components.Schemas.MigrationReport {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                internal var body: Operations.MigrateSessions.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                internal init(body: Operations.MigrateSessions.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// What was done.
+            ///
+            /// - Remark: Generated from `#/paths//v1/graphs/{name}/migrate/post(migrateSessions)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.MigrateSessions.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            internal var ok: Operations.MigrateSessions.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Unauthorized: no bearer token (unauthorized) or one that is not 43 base64url characters (invalid_token). A well-formed but wrong token answers 404 like an unknown session. With `--session-creation backend`, a creation without a backend key (backend_key_required). Codes: unauthorized, invalid_token, backend_key_required.
+            ///
+            /// - Remark: Generated from `#/paths//v1/graphs/{name}/migrate/post(migrateSessions)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Only the app's backend may do this (load a graph, set a session's context): the bearer token is not one of its keys. Code: backend_only.
+            ///
+            /// - Remark: Generated from `#/paths//v1/graphs/{name}/migrate/post(migrateSessions)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.BackendOnly)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.BackendOnly {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            internal struct UnprocessableContent: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/graphs/{name}/migrate/POST/responses/422/content`.
+                internal enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/graphs/{name}/migrate/POST/responses/422/content/application\/problem+json`.
+                    case applicationProblemJson(Components.Schemas.Problem)
+                    /// The associated value of the enum case if `self` is `.applicationProblemJson`.
+                    ///
+                    /// - Throws: An error if `self` is not `.applicationProblemJson`.
+                    /// - SeeAlso: `.applicationProblemJson`.
+                    internal var applicationProblemJson: Components.Schemas.Problem {
+                        get throws {
+                            switch self {
+                            case let .applicationProblemJson(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                internal var body: Operations.MigrateSessions.Output.UnprocessableContent.Body
+                /// Creates a new `UnprocessableContent`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                internal init(body: Operations.MigrateSessions.Output.UnprocessableContent.Body) {
+                    self.body = body
+                }
+            }
+            /// No such graph. Code: unknown_graph.
+            ///
+            /// - Remark: Generated from `#/paths//v1/graphs/{name}/migrate/post(migrateSessions)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Operations.MigrateSessions.Output.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            internal var unprocessableContent: Operations.MigrateSessions.Output.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it. Behind the cluster proxy (deploy/nginx.conf.template), the node that holds the session, or for a creation every node, does not answer (node_unavailable, Retry-After 5). Codes: too_many_sessions, memory_exhausted, journal_unavailable, node_unavailable.
+            ///
+            /// - Remark: Generated from `#/paths//v1/graphs/{name}/migrate/post(migrateSessions)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ServiceUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Components.Responses.ServiceUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case applicationProblemJson
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .json,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
     /// Open a session
     ///
-    /// Starts a session on a graph at its root route (or `root`). The token is shown only here. Unknown fields are refused (422 invalid_request).
+    /// Starts a session on a graph at its root route (or `root`). The token is shown only here. Unknown fields are refused (422 invalid_request). `context` needs a backend key (else 403 `backend_only`); with `--session-creation backend`, every creation does (else 401 `backend_key_required`). A closed root route redirects (the creation becomes `pending`, op `create`) or, without `redirect`, is 403 `requirement_not_met`.
     ///
     /// - Remark: HTTP `POST /v1/sessions`.
     /// - Remark: Generated from `#/paths//v1/sessions/post(createSession)`.
@@ -683,6 +1407,52 @@ internal enum Operations {
                     }
                 }
             }
+            /// Unauthorized: no bearer token (unauthorized) or one that is not 43 base64url characters (invalid_token). A well-formed but wrong token answers 404 like an unknown session. With `--session-creation backend`, a creation without a backend key (backend_key_required). Codes: unauthorized, invalid_token, backend_key_required.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/post(createSession)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Forbidden. Codes: requirement_not_met (the route is closed in the session's context and has no redirect; with `route` and `missing`), backend_only (a creation with `context` but no backend key).
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/post(createSession)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// Payload too large. Codes: payload_too_large.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/post(createSession)/responses/413`.
@@ -729,7 +1499,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Operation refused. Codes: invalid_request, unknown_route, invalid_params, route_not_allowed, presentation_not_allowed, not_a_root_route, coordinator_limit, no_such_tab, invalid_path, invalid_url, no_route_for_url, unknown_graph, idempotency_key_reused (the Idempotency-Key was used for another request).
+            /// Operation refused. Codes: invalid_request, unknown_route, invalid_params, route_not_allowed, presentation_not_allowed, not_a_root_route, coordinator_limit, no_such_tab, invalid_path, invalid_url, no_route_for_url, unknown_graph, idempotency_key_reused (the Idempotency-Key was used for another request), invalid_context (a context value that is not a string, an integer, a boolean or an array of strings), context_too_large (over 4 KiB encoded).
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/post(createSession)/responses/422`.
             ///
@@ -978,7 +1748,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Unauthorized: no bearer token (unauthorized) or one that is not 43 base64url characters (invalid_token). A well-formed but wrong token answers 404 like an unknown session. Codes: unauthorized, invalid_token.
+            /// Unauthorized: no bearer token (unauthorized) or one that is not 43 base64url characters (invalid_token). A well-formed but wrong token answers 404 like an unknown session. With `--session-creation backend`, a creation without a backend key (backend_key_required). Codes: unauthorized, invalid_token, backend_key_required.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/get(getSession)/responses/401`.
             ///
@@ -1231,7 +2001,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Unauthorized: no bearer token (unauthorized) or one that is not 43 base64url characters (invalid_token). A well-formed but wrong token answers 404 like an unknown session. Codes: unauthorized, invalid_token.
+            /// Unauthorized: no bearer token (unauthorized) or one that is not 43 base64url characters (invalid_token). A well-formed but wrong token answers 404 like an unknown session. With `--session-creation backend`, a creation without a backend key (backend_key_required). Codes: unauthorized, invalid_token, backend_key_required.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/delete(deleteSession)/responses/401`.
             ///
@@ -1277,7 +2047,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Operation conflicts with the session state. Codes: nothing_to_pop, not_in_active_flow, nothing_to_dismiss, not_a_modal, nothing_to_go_back_to, no_tab_container, cannot_replace_tab, target_not_free, coordinator_stopped, cannot_tear_down_root, cannot_tear_down_tab, idempotency_key_in_use (a request with the same Idempotency-Key is being decided).
+            /// Operation conflicts with the session state. Codes: nothing_to_pop, not_in_active_flow, nothing_to_dismiss, not_a_modal, nothing_to_go_back_to, no_tab_container, cannot_replace_tab, target_not_free, coordinator_stopped, cannot_tear_down_root, cannot_tear_down_tab, idempotency_key_in_use (a request with the same Idempotency-Key is being decided), leave_blocked (the operation would stop a coordinator with a leave guard; with `coordinator` and `reason`; send `"discard": true` once the user agrees).
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/delete(deleteSession)/responses/409`.
             ///
@@ -1323,7 +2093,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Operation refused. Codes: invalid_request, unknown_route, invalid_params, route_not_allowed, presentation_not_allowed, not_a_root_route, coordinator_limit, no_such_tab, invalid_path, invalid_url, no_route_for_url, unknown_graph, idempotency_key_reused (the Idempotency-Key was used for another request).
+            /// Operation refused. Codes: invalid_request, unknown_route, invalid_params, route_not_allowed, presentation_not_allowed, not_a_root_route, coordinator_limit, no_such_tab, invalid_path, invalid_url, no_route_for_url, unknown_graph, idempotency_key_reused (the Idempotency-Key was used for another request), invalid_context (a context value that is not a string, an integer, a boolean or an array of strings), context_too_large (over 4 KiB encoded).
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/delete(deleteSession)/responses/422`.
             ///
@@ -1551,7 +2321,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Unauthorized: no bearer token (unauthorized) or one that is not 43 base64url characters (invalid_token). A well-formed but wrong token answers 404 like an unknown session. Codes: unauthorized, invalid_token.
+            /// Unauthorized: no bearer token (unauthorized) or one that is not 43 base64url characters (invalid_token). A well-formed but wrong token answers 404 like an unknown session. With `--session-creation backend`, a creation without a backend key (backend_key_required). Codes: unauthorized, invalid_token, backend_key_required.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/state/put(putState)/responses/401`.
             ///
@@ -1569,6 +2339,29 @@ internal enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Forbidden. Codes: requirement_not_met (the route is closed in the session's context and has no redirect; with `route` and `missing`), backend_only (a creation with `context` but no backend key).
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/state/put(putState)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
                             response: self
                         )
                     }
@@ -1597,7 +2390,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Operation conflicts with the session state. Codes: nothing_to_pop, not_in_active_flow, nothing_to_dismiss, not_a_modal, nothing_to_go_back_to, no_tab_container, cannot_replace_tab, target_not_free, coordinator_stopped, cannot_tear_down_root, cannot_tear_down_tab, idempotency_key_in_use (a request with the same Idempotency-Key is being decided).
+            /// Operation conflicts with the session state. Codes: nothing_to_pop, not_in_active_flow, nothing_to_dismiss, not_a_modal, nothing_to_go_back_to, no_tab_container, cannot_replace_tab, target_not_free, coordinator_stopped, cannot_tear_down_root, cannot_tear_down_tab, idempotency_key_in_use (a request with the same Idempotency-Key is being decided), leave_blocked (the operation would stop a coordinator with a leave guard; with `coordinator` and `reason`; send `"discard": true` once the user agrees).
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/state/put(putState)/responses/409`.
             ///
@@ -1689,7 +2482,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Operation refused. Codes: invalid_request, unknown_route, invalid_params, route_not_allowed, presentation_not_allowed, not_a_root_route, coordinator_limit, no_such_tab, invalid_path, invalid_url, no_route_for_url, unknown_graph, idempotency_key_reused (the Idempotency-Key was used for another request).
+            /// Operation refused. Codes: invalid_request, unknown_route, invalid_params, route_not_allowed, presentation_not_allowed, not_a_root_route, coordinator_limit, no_such_tab, invalid_path, invalid_url, no_route_for_url, unknown_graph, idempotency_key_reused (the Idempotency-Key was used for another request), invalid_context (a context value that is not a string, an integer, a boolean or an array of strings), context_too_large (over 4 KiB encoded).
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/state/put(putState)/responses/422`.
             ///
@@ -1956,7 +2749,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Unauthorized: no bearer token (unauthorized) or one that is not 43 base64url characters (invalid_token). A well-formed but wrong token answers 404 like an unknown session. Codes: unauthorized, invalid_token.
+            /// Unauthorized: no bearer token (unauthorized) or one that is not 43 base64url characters (invalid_token). A well-formed but wrong token answers 404 like an unknown session. With `--session-creation backend`, a creation without a backend key (backend_key_required). Codes: unauthorized, invalid_token, backend_key_required.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/coordinators/{cid}/delete(teardownCoordinator)/responses/401`.
             ///
@@ -2002,7 +2795,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Operation conflicts with the session state. Codes: nothing_to_pop, not_in_active_flow, nothing_to_dismiss, not_a_modal, nothing_to_go_back_to, no_tab_container, cannot_replace_tab, target_not_free, coordinator_stopped, cannot_tear_down_root, cannot_tear_down_tab, idempotency_key_in_use (a request with the same Idempotency-Key is being decided).
+            /// Operation conflicts with the session state. Codes: nothing_to_pop, not_in_active_flow, nothing_to_dismiss, not_a_modal, nothing_to_go_back_to, no_tab_container, cannot_replace_tab, target_not_free, coordinator_stopped, cannot_tear_down_root, cannot_tear_down_tab, idempotency_key_in_use (a request with the same Idempotency-Key is being decided), leave_blocked (the operation would stop a coordinator with a leave guard; with `coordinator` and `reason`; send `"discard": true` once the user agrees).
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/coordinators/{cid}/delete(teardownCoordinator)/responses/409`.
             ///
@@ -2048,7 +2841,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Operation refused. Codes: invalid_request, unknown_route, invalid_params, route_not_allowed, presentation_not_allowed, not_a_root_route, coordinator_limit, no_such_tab, invalid_path, invalid_url, no_route_for_url, unknown_graph, idempotency_key_reused (the Idempotency-Key was used for another request).
+            /// Operation refused. Codes: invalid_request, unknown_route, invalid_params, route_not_allowed, presentation_not_allowed, not_a_root_route, coordinator_limit, no_such_tab, invalid_path, invalid_url, no_route_for_url, unknown_graph, idempotency_key_reused (the Idempotency-Key was used for another request), invalid_context (a context value that is not a string, an integer, a boolean or an array of strings), context_too_large (over 4 KiB encoded).
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/coordinators/{cid}/delete(teardownCoordinator)/responses/422`.
             ///
@@ -2097,6 +2890,1499 @@ internal enum Operations {
             /// Only behind the cluster proxy (deploy/nginx.conf.template): the request reached the node that holds this session, which then did not answer in time (5 s; 2 s for a creation). It may have been applied: retry a mutation only with the same Idempotency-Key, which replays the first answer if it was. A single server never answers this. Code: node_timeout.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/coordinators/{cid}/delete(teardownCoordinator)/responses/504`.
+            ///
+            /// HTTP response code: `504 gatewayTimeout`.
+            case gatewayTimeout(Components.Responses.NodeTimeout)
+            /// The associated value of the enum case if `self` is `.gatewayTimeout`.
+            ///
+            /// - Throws: An error if `self` is not `.gatewayTimeout`.
+            /// - SeeAlso: `.gatewayTimeout`.
+            internal var gatewayTimeout: Components.Responses.NodeTimeout {
+                get throws {
+                    switch self {
+                    case let .gatewayTimeout(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gatewayTimeout",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case applicationProblemJson
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .json,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// Mark a coordinator as having unsaved changes
+    ///
+    /// A leave guard on a live coordinator: an operation that would stop it (pop, dismiss, back, replace, PUT state, deeplink, a batch element) is refused 409 `leave_blocked` unless its body says `"discard": true`. A teardown, a deletion, an expiry and a requirement lost always proceed. Setting it again replaces the reason. Event `leaveGuard.changed`. Either credential.
+    ///
+    /// - Remark: HTTP `PUT /v1/sessions/{sid}/coordinators/{cid}/leave-guard`.
+    /// - Remark: Generated from `#/paths//v1/sessions/{sid}/coordinators/{cid}/leave-guard/put(setLeaveGuard)`.
+    internal enum SetLeaveGuard {
+        internal static let id: Swift.String = "setLeaveGuard"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/sessions/{sid}/coordinators/{cid}/leave-guard/PUT/path`.
+            internal struct Path: Sendable, Hashable {
+                /// The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
+                ///
+                /// - Remark: Generated from `#/paths/v1/sessions/{sid}/coordinators/{cid}/leave-guard/PUT/path/sid`.
+                internal var sid: Components.Parameters.Sid
+                /// - Remark: Generated from `#/paths/v1/sessions/{sid}/coordinators/{cid}/leave-guard/PUT/path/cid`.
+                internal var cid: Swift.String
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - sid: The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
+                ///   - cid:
+                internal init(
+                    sid: Components.Parameters.Sid,
+                    cid: Swift.String
+                ) {
+                    self.sid = sid
+                    self.cid = cid
+                }
+            }
+            internal var path: Operations.SetLeaveGuard.Input.Path
+            /// - Remark: Generated from `#/paths/v1/sessions/{sid}/coordinators/{cid}/leave-guard/PUT/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// Apply only if the session is at this version (its ETag, e.g. `"3"`, or `*`). Otherwise 412 with the current `version`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/sessions/{sid}/coordinators/{cid}/leave-guard/PUT/header/If-Match`.
+                internal var ifMatch: Components.Parameters.IfMatch?
+                /// Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/sessions/{sid}/coordinators/{cid}/leave-guard/PUT/header/Idempotency-Key`.
+                internal var idempotencyKey: Components.Parameters.IdempotencyKey?
+                /// `return=minimal` (RFC 7240): answer `{version, events}` without the state, for a client that follows the event stream. Any other preference is ignored; the answer then carries the whole state.
+                ///
+                /// - Remark: Generated from `#/paths/v1/sessions/{sid}/coordinators/{cid}/leave-guard/PUT/header/Prefer`.
+                internal var prefer: Components.Parameters.Prefer?
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.SetLeaveGuard.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - ifMatch: Apply only if the session is at this version (its ETag, e.g. `"3"`, or `*`). Otherwise 412 with the current `version`.
+                ///   - idempotencyKey: Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir`.
+                ///   - prefer: `return=minimal` (RFC 7240): answer `{version, events}` without the state, for a client that follows the event stream. Any other preference is ignored; the answer then carries the whole state.
+                ///   - accept:
+                internal init(
+                    ifMatch: Components.Parameters.IfMatch? = nil,
+                    idempotencyKey: Components.Parameters.IdempotencyKey? = nil,
+                    prefer: Components.Parameters.Prefer? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.SetLeaveGuard.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifMatch = ifMatch
+                    self.idempotencyKey = idempotencyKey
+                    self.prefer = prefer
+                    self.accept = accept
+                }
+            }
+            internal var headers: Operations.SetLeaveGuard.Input.Headers
+            /// - Remark: Generated from `#/paths/v1/sessions/{sid}/coordinators/{cid}/leave-guard/PUT/requestBody`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/sessions/{sid}/coordinators/{cid}/leave-guard/PUT/requestBody/content/application\/json`.
+                case json(Components.Schemas.LeaveGuardRequest)
+            }
+            internal var body: Operations.SetLeaveGuard.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            ///   - body:
+            internal init(
+                path: Operations.SetLeaveGuard.Input.Path,
+                headers: Operations.SetLeaveGuard.Input.Headers = .init(),
+                body: Operations.SetLeaveGuard.Input.Body
+            ) {
+                self.path = path
+                self.headers = headers
+                self.body = body
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            /// Applied (or, for an operation that changes nothing, accepted with no events and the same version): `{version, session, events}`, or `{version, events}` with `Prefer: return=minimal`.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/coordinators/{cid}/leave-guard/put(setLeaveGuard)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Components.Responses.Mutation)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            internal var ok: Components.Responses.Mutation {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Bad request. Codes: malformed_json, bad_content_length, invalid_query, invalid_idempotency_key.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/coordinators/{cid}/leave-guard/put(setLeaveGuard)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Unauthorized: no bearer token (unauthorized) or one that is not 43 base64url characters (invalid_token). A well-formed but wrong token answers 404 like an unknown session. With `--session-creation backend`, a creation without a backend key (backend_key_required). Codes: unauthorized, invalid_token, backend_key_required.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/coordinators/{cid}/leave-guard/put(setLeaveGuard)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Not found. Codes: session_not_found, unknown_coordinator, session_ended.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/coordinators/{cid}/leave-guard/put(setLeaveGuard)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            internal var notFound: Components.Responses.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Operation conflicts with the session state. Codes: nothing_to_pop, not_in_active_flow, nothing_to_dismiss, not_a_modal, nothing_to_go_back_to, no_tab_container, cannot_replace_tab, target_not_free, coordinator_stopped, cannot_tear_down_root, cannot_tear_down_tab, idempotency_key_in_use (a request with the same Idempotency-Key is being decided), leave_blocked (the operation would stop a coordinator with a leave guard; with `coordinator` and `reason`; send `"discard": true` once the user agrees).
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/coordinators/{cid}/leave-guard/put(setLeaveGuard)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.Conflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            internal var conflict: Components.Responses.Conflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Precondition failed. Codes: version_mismatch.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/coordinators/{cid}/leave-guard/put(setLeaveGuard)/responses/412`.
+            ///
+            /// HTTP response code: `412 preconditionFailed`.
+            case preconditionFailed(Components.Responses.PreconditionFailed)
+            /// The associated value of the enum case if `self` is `.preconditionFailed`.
+            ///
+            /// - Throws: An error if `self` is not `.preconditionFailed`.
+            /// - SeeAlso: `.preconditionFailed`.
+            internal var preconditionFailed: Components.Responses.PreconditionFailed {
+                get throws {
+                    switch self {
+                    case let .preconditionFailed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "preconditionFailed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Payload too large. Codes: payload_too_large.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/coordinators/{cid}/leave-guard/put(setLeaveGuard)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.TooLarge)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            internal var contentTooLarge: Components.Responses.TooLarge {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Unsupported media type. Codes: unsupported_media_type.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/coordinators/{cid}/leave-guard/put(setLeaveGuard)/responses/415`.
+            ///
+            /// HTTP response code: `415 unsupportedMediaType`.
+            case unsupportedMediaType(Components.Responses.UnsupportedMediaType)
+            /// The associated value of the enum case if `self` is `.unsupportedMediaType`.
+            ///
+            /// - Throws: An error if `self` is not `.unsupportedMediaType`.
+            /// - SeeAlso: `.unsupportedMediaType`.
+            internal var unsupportedMediaType: Components.Responses.UnsupportedMediaType {
+                get throws {
+                    switch self {
+                    case let .unsupportedMediaType(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Operation refused. Codes: invalid_request, unknown_route, invalid_params, route_not_allowed, presentation_not_allowed, not_a_root_route, coordinator_limit, no_such_tab, invalid_path, invalid_url, no_route_for_url, unknown_graph, idempotency_key_reused (the Idempotency-Key was used for another request), invalid_context (a context value that is not a string, an integer, a boolean or an array of strings), context_too_large (over 4 KiB encoded).
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/coordinators/{cid}/leave-guard/put(setLeaveGuard)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.Unprocessable)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            internal var unprocessableContent: Components.Responses.Unprocessable {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it. Behind the cluster proxy (deploy/nginx.conf.template), the node that holds the session, or for a creation every node, does not answer (node_unavailable, Retry-After 5). Codes: too_many_sessions, memory_exhausted, journal_unavailable, node_unavailable.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/coordinators/{cid}/leave-guard/put(setLeaveGuard)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ServiceUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Components.Responses.ServiceUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Only behind the cluster proxy (deploy/nginx.conf.template): the request reached the node that holds this session, which then did not answer in time (5 s; 2 s for a creation). It may have been applied: retry a mutation only with the same Idempotency-Key, which replays the first answer if it was. A single server never answers this. Code: node_timeout.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/coordinators/{cid}/leave-guard/put(setLeaveGuard)/responses/504`.
+            ///
+            /// HTTP response code: `504 gatewayTimeout`.
+            case gatewayTimeout(Components.Responses.NodeTimeout)
+            /// The associated value of the enum case if `self` is `.gatewayTimeout`.
+            ///
+            /// - Throws: An error if `self` is not `.gatewayTimeout`.
+            /// - SeeAlso: `.gatewayTimeout`.
+            internal var gatewayTimeout: Components.Responses.NodeTimeout {
+                get throws {
+                    switch self {
+                    case let .gatewayTimeout(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gatewayTimeout",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case applicationProblemJson
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .json,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// Clear a coordinator's leave guard
+    ///
+    /// Event `leaveGuard.changed` with `reason: null`. Either credential.
+    ///
+    /// - Remark: HTTP `DELETE /v1/sessions/{sid}/coordinators/{cid}/leave-guard`.
+    /// - Remark: Generated from `#/paths//v1/sessions/{sid}/coordinators/{cid}/leave-guard/delete(clearLeaveGuard)`.
+    internal enum ClearLeaveGuard {
+        internal static let id: Swift.String = "clearLeaveGuard"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/sessions/{sid}/coordinators/{cid}/leave-guard/DELETE/path`.
+            internal struct Path: Sendable, Hashable {
+                /// The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
+                ///
+                /// - Remark: Generated from `#/paths/v1/sessions/{sid}/coordinators/{cid}/leave-guard/DELETE/path/sid`.
+                internal var sid: Components.Parameters.Sid
+                /// - Remark: Generated from `#/paths/v1/sessions/{sid}/coordinators/{cid}/leave-guard/DELETE/path/cid`.
+                internal var cid: Swift.String
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - sid: The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
+                ///   - cid:
+                internal init(
+                    sid: Components.Parameters.Sid,
+                    cid: Swift.String
+                ) {
+                    self.sid = sid
+                    self.cid = cid
+                }
+            }
+            internal var path: Operations.ClearLeaveGuard.Input.Path
+            /// - Remark: Generated from `#/paths/v1/sessions/{sid}/coordinators/{cid}/leave-guard/DELETE/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// Apply only if the session is at this version (its ETag, e.g. `"3"`, or `*`). Otherwise 412 with the current `version`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/sessions/{sid}/coordinators/{cid}/leave-guard/DELETE/header/If-Match`.
+                internal var ifMatch: Components.Parameters.IfMatch?
+                /// Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/sessions/{sid}/coordinators/{cid}/leave-guard/DELETE/header/Idempotency-Key`.
+                internal var idempotencyKey: Components.Parameters.IdempotencyKey?
+                /// `return=minimal` (RFC 7240): answer `{version, events}` without the state, for a client that follows the event stream. Any other preference is ignored; the answer then carries the whole state.
+                ///
+                /// - Remark: Generated from `#/paths/v1/sessions/{sid}/coordinators/{cid}/leave-guard/DELETE/header/Prefer`.
+                internal var prefer: Components.Parameters.Prefer?
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ClearLeaveGuard.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - ifMatch: Apply only if the session is at this version (its ETag, e.g. `"3"`, or `*`). Otherwise 412 with the current `version`.
+                ///   - idempotencyKey: Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir`.
+                ///   - prefer: `return=minimal` (RFC 7240): answer `{version, events}` without the state, for a client that follows the event stream. Any other preference is ignored; the answer then carries the whole state.
+                ///   - accept:
+                internal init(
+                    ifMatch: Components.Parameters.IfMatch? = nil,
+                    idempotencyKey: Components.Parameters.IdempotencyKey? = nil,
+                    prefer: Components.Parameters.Prefer? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ClearLeaveGuard.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifMatch = ifMatch
+                    self.idempotencyKey = idempotencyKey
+                    self.prefer = prefer
+                    self.accept = accept
+                }
+            }
+            internal var headers: Operations.ClearLeaveGuard.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            internal init(
+                path: Operations.ClearLeaveGuard.Input.Path,
+                headers: Operations.ClearLeaveGuard.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.headers = headers
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            /// Applied (or, for an operation that changes nothing, accepted with no events and the same version): `{version, session, events}`, or `{version, events}` with `Prefer: return=minimal`.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/coordinators/{cid}/leave-guard/delete(clearLeaveGuard)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Components.Responses.Mutation)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            internal var ok: Components.Responses.Mutation {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Bad request. Codes: malformed_json, bad_content_length, invalid_query, invalid_idempotency_key.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/coordinators/{cid}/leave-guard/delete(clearLeaveGuard)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Unauthorized: no bearer token (unauthorized) or one that is not 43 base64url characters (invalid_token). A well-formed but wrong token answers 404 like an unknown session. With `--session-creation backend`, a creation without a backend key (backend_key_required). Codes: unauthorized, invalid_token, backend_key_required.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/coordinators/{cid}/leave-guard/delete(clearLeaveGuard)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Not found. Codes: session_not_found, unknown_coordinator, session_ended.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/coordinators/{cid}/leave-guard/delete(clearLeaveGuard)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            internal var notFound: Components.Responses.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Operation conflicts with the session state. Codes: nothing_to_pop, not_in_active_flow, nothing_to_dismiss, not_a_modal, nothing_to_go_back_to, no_tab_container, cannot_replace_tab, target_not_free, coordinator_stopped, cannot_tear_down_root, cannot_tear_down_tab, idempotency_key_in_use (a request with the same Idempotency-Key is being decided), leave_blocked (the operation would stop a coordinator with a leave guard; with `coordinator` and `reason`; send `"discard": true` once the user agrees).
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/coordinators/{cid}/leave-guard/delete(clearLeaveGuard)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.Conflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            internal var conflict: Components.Responses.Conflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Precondition failed. Codes: version_mismatch.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/coordinators/{cid}/leave-guard/delete(clearLeaveGuard)/responses/412`.
+            ///
+            /// HTTP response code: `412 preconditionFailed`.
+            case preconditionFailed(Components.Responses.PreconditionFailed)
+            /// The associated value of the enum case if `self` is `.preconditionFailed`.
+            ///
+            /// - Throws: An error if `self` is not `.preconditionFailed`.
+            /// - SeeAlso: `.preconditionFailed`.
+            internal var preconditionFailed: Components.Responses.PreconditionFailed {
+                get throws {
+                    switch self {
+                    case let .preconditionFailed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "preconditionFailed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Operation refused. Codes: invalid_request, unknown_route, invalid_params, route_not_allowed, presentation_not_allowed, not_a_root_route, coordinator_limit, no_such_tab, invalid_path, invalid_url, no_route_for_url, unknown_graph, idempotency_key_reused (the Idempotency-Key was used for another request), invalid_context (a context value that is not a string, an integer, a boolean or an array of strings), context_too_large (over 4 KiB encoded).
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/coordinators/{cid}/leave-guard/delete(clearLeaveGuard)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.Unprocessable)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            internal var unprocessableContent: Components.Responses.Unprocessable {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it. Behind the cluster proxy (deploy/nginx.conf.template), the node that holds the session, or for a creation every node, does not answer (node_unavailable, Retry-After 5). Codes: too_many_sessions, memory_exhausted, journal_unavailable, node_unavailable.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/coordinators/{cid}/leave-guard/delete(clearLeaveGuard)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ServiceUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Components.Responses.ServiceUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Only behind the cluster proxy (deploy/nginx.conf.template): the request reached the node that holds this session, which then did not answer in time (5 s; 2 s for a creation). It may have been applied: retry a mutation only with the same Idempotency-Key, which replays the first answer if it was. A single server never answers this. Code: node_timeout.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/coordinators/{cid}/leave-guard/delete(clearLeaveGuard)/responses/504`.
+            ///
+            /// HTTP response code: `504 gatewayTimeout`.
+            case gatewayTimeout(Components.Responses.NodeTimeout)
+            /// The associated value of the enum case if `self` is `.gatewayTimeout`.
+            ///
+            /// - Throws: An error if `self` is not `.gatewayTimeout`.
+            /// - SeeAlso: `.gatewayTimeout`.
+            internal var gatewayTimeout: Components.Responses.NodeTimeout {
+                get throws {
+                    switch self {
+                    case let .gatewayTimeout(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gatewayTimeout",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case applicationProblemJson
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .json,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// Change some keys of the session's context (backend only)
+    ///
+    /// A JSON merge patch (RFC 7396) of the context: a key set to null is removed, any other replaces the key's value. Answered as `PUT` is. A session token is 403 `backend_only`.
+    ///
+    /// - Remark: HTTP `PATCH /v1/sessions/{sid}/context`.
+    /// - Remark: Generated from `#/paths//v1/sessions/{sid}/context/patch(patchContext)`.
+    internal enum PatchContext {
+        internal static let id: Swift.String = "patchContext"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/sessions/{sid}/context/PATCH/path`.
+            internal struct Path: Sendable, Hashable {
+                /// The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
+                ///
+                /// - Remark: Generated from `#/paths/v1/sessions/{sid}/context/PATCH/path/sid`.
+                internal var sid: Components.Parameters.Sid
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - sid: The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
+                internal init(sid: Components.Parameters.Sid) {
+                    self.sid = sid
+                }
+            }
+            internal var path: Operations.PatchContext.Input.Path
+            /// - Remark: Generated from `#/paths/v1/sessions/{sid}/context/PATCH/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// Apply only if the session is at this version (its ETag, e.g. `"3"`, or `*`). Otherwise 412 with the current `version`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/sessions/{sid}/context/PATCH/header/If-Match`.
+                internal var ifMatch: Components.Parameters.IfMatch?
+                /// Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/sessions/{sid}/context/PATCH/header/Idempotency-Key`.
+                internal var idempotencyKey: Components.Parameters.IdempotencyKey?
+                /// `return=minimal` (RFC 7240): answer `{version, events}` without the state, for a client that follows the event stream. Any other preference is ignored; the answer then carries the whole state.
+                ///
+                /// - Remark: Generated from `#/paths/v1/sessions/{sid}/context/PATCH/header/Prefer`.
+                internal var prefer: Components.Parameters.Prefer?
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.PatchContext.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - ifMatch: Apply only if the session is at this version (its ETag, e.g. `"3"`, or `*`). Otherwise 412 with the current `version`.
+                ///   - idempotencyKey: Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir`.
+                ///   - prefer: `return=minimal` (RFC 7240): answer `{version, events}` without the state, for a client that follows the event stream. Any other preference is ignored; the answer then carries the whole state.
+                ///   - accept:
+                internal init(
+                    ifMatch: Components.Parameters.IfMatch? = nil,
+                    idempotencyKey: Components.Parameters.IdempotencyKey? = nil,
+                    prefer: Components.Parameters.Prefer? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.PatchContext.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifMatch = ifMatch
+                    self.idempotencyKey = idempotencyKey
+                    self.prefer = prefer
+                    self.accept = accept
+                }
+            }
+            internal var headers: Operations.PatchContext.Input.Headers
+            /// - Remark: Generated from `#/paths/v1/sessions/{sid}/context/PATCH/requestBody`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/sessions/{sid}/context/PATCH/requestBody/content/application\/merge-patch+json`.
+                case applicationMergePatchJson(Components.Schemas.ContextPatch)
+            }
+            internal var body: Operations.PatchContext.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            ///   - body:
+            internal init(
+                path: Operations.PatchContext.Input.Path,
+                headers: Operations.PatchContext.Input.Headers = .init(),
+                body: Operations.PatchContext.Input.Body
+            ) {
+                self.path = path
+                self.headers = headers
+                self.body = body
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            /// Applied (or, for an operation that changes nothing, accepted with no events and the same version): `{version, session, events}`, or `{version, events}` with `Prefer: return=minimal`.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/context/patch(patchContext)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Components.Responses.Mutation)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            internal var ok: Components.Responses.Mutation {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Bad request. Codes: malformed_json, bad_content_length, invalid_query, invalid_idempotency_key.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/context/patch(patchContext)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Unauthorized: no bearer token (unauthorized) or one that is not 43 base64url characters (invalid_token). A well-formed but wrong token answers 404 like an unknown session. With `--session-creation backend`, a creation without a backend key (backend_key_required). Codes: unauthorized, invalid_token, backend_key_required.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/context/patch(patchContext)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Only the app's backend may do this (load a graph, set a session's context): the bearer token is not one of its keys. Code: backend_only.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/context/patch(patchContext)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.BackendOnly)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.BackendOnly {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Not found. Codes: session_not_found, unknown_coordinator, session_ended.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/context/patch(patchContext)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            internal var notFound: Components.Responses.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Operation conflicts with the session state. Codes: nothing_to_pop, not_in_active_flow, nothing_to_dismiss, not_a_modal, nothing_to_go_back_to, no_tab_container, cannot_replace_tab, target_not_free, coordinator_stopped, cannot_tear_down_root, cannot_tear_down_tab, idempotency_key_in_use (a request with the same Idempotency-Key is being decided), leave_blocked (the operation would stop a coordinator with a leave guard; with `coordinator` and `reason`; send `"discard": true` once the user agrees).
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/context/patch(patchContext)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.Conflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            internal var conflict: Components.Responses.Conflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Precondition failed. Codes: version_mismatch.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/context/patch(patchContext)/responses/412`.
+            ///
+            /// HTTP response code: `412 preconditionFailed`.
+            case preconditionFailed(Components.Responses.PreconditionFailed)
+            /// The associated value of the enum case if `self` is `.preconditionFailed`.
+            ///
+            /// - Throws: An error if `self` is not `.preconditionFailed`.
+            /// - SeeAlso: `.preconditionFailed`.
+            internal var preconditionFailed: Components.Responses.PreconditionFailed {
+                get throws {
+                    switch self {
+                    case let .preconditionFailed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "preconditionFailed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Payload too large. Codes: payload_too_large.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/context/patch(patchContext)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.TooLarge)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            internal var contentTooLarge: Components.Responses.TooLarge {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Unsupported media type. Codes: unsupported_media_type.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/context/patch(patchContext)/responses/415`.
+            ///
+            /// HTTP response code: `415 unsupportedMediaType`.
+            case unsupportedMediaType(Components.Responses.UnsupportedMediaType)
+            /// The associated value of the enum case if `self` is `.unsupportedMediaType`.
+            ///
+            /// - Throws: An error if `self` is not `.unsupportedMediaType`.
+            /// - SeeAlso: `.unsupportedMediaType`.
+            internal var unsupportedMediaType: Components.Responses.UnsupportedMediaType {
+                get throws {
+                    switch self {
+                    case let .unsupportedMediaType(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Operation refused. Codes: invalid_request, unknown_route, invalid_params, route_not_allowed, presentation_not_allowed, not_a_root_route, coordinator_limit, no_such_tab, invalid_path, invalid_url, no_route_for_url, unknown_graph, idempotency_key_reused (the Idempotency-Key was used for another request), invalid_context (a context value that is not a string, an integer, a boolean or an array of strings), context_too_large (over 4 KiB encoded).
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/context/patch(patchContext)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.Unprocessable)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            internal var unprocessableContent: Components.Responses.Unprocessable {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it. Behind the cluster proxy (deploy/nginx.conf.template), the node that holds the session, or for a creation every node, does not answer (node_unavailable, Retry-After 5). Codes: too_many_sessions, memory_exhausted, journal_unavailable, node_unavailable.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/context/patch(patchContext)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ServiceUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Components.Responses.ServiceUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Only behind the cluster proxy (deploy/nginx.conf.template): the request reached the node that holds this session, which then did not answer in time (5 s; 2 s for a creation). It may have been applied: retry a mutation only with the same Idempotency-Key, which replays the first answer if it was. A single server never answers this. Code: node_timeout.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/context/patch(patchContext)/responses/504`.
+            ///
+            /// HTTP response code: `504 gatewayTimeout`.
+            case gatewayTimeout(Components.Responses.NodeTimeout)
+            /// The associated value of the enum case if `self` is `.gatewayTimeout`.
+            ///
+            /// - Throws: An error if `self` is not `.gatewayTimeout`.
+            /// - SeeAlso: `.gatewayTimeout`.
+            internal var gatewayTimeout: Components.Responses.NodeTimeout {
+                get throws {
+                    switch self {
+                    case let .gatewayTimeout(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gatewayTimeout",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case applicationProblemJson
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .json,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// Replace the session's context (backend only)
+    ///
+    /// The body is the whole new context. Answered like every mutation: a version bump, `context.changed`, and what the change opens (a pending request applied) or closes (coordinators stopped with reason `requirementLost`), in the same version. A session token is 403 `backend_only`.
+    ///
+    /// - Remark: HTTP `PUT /v1/sessions/{sid}/context`.
+    /// - Remark: Generated from `#/paths//v1/sessions/{sid}/context/put(putContext)`.
+    internal enum PutContext {
+        internal static let id: Swift.String = "putContext"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/sessions/{sid}/context/PUT/path`.
+            internal struct Path: Sendable, Hashable {
+                /// The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
+                ///
+                /// - Remark: Generated from `#/paths/v1/sessions/{sid}/context/PUT/path/sid`.
+                internal var sid: Components.Parameters.Sid
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - sid: The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
+                internal init(sid: Components.Parameters.Sid) {
+                    self.sid = sid
+                }
+            }
+            internal var path: Operations.PutContext.Input.Path
+            /// - Remark: Generated from `#/paths/v1/sessions/{sid}/context/PUT/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// Apply only if the session is at this version (its ETag, e.g. `"3"`, or `*`). Otherwise 412 with the current `version`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/sessions/{sid}/context/PUT/header/If-Match`.
+                internal var ifMatch: Components.Parameters.IfMatch?
+                /// Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/sessions/{sid}/context/PUT/header/Idempotency-Key`.
+                internal var idempotencyKey: Components.Parameters.IdempotencyKey?
+                /// `return=minimal` (RFC 7240): answer `{version, events}` without the state, for a client that follows the event stream. Any other preference is ignored; the answer then carries the whole state.
+                ///
+                /// - Remark: Generated from `#/paths/v1/sessions/{sid}/context/PUT/header/Prefer`.
+                internal var prefer: Components.Parameters.Prefer?
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.PutContext.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - ifMatch: Apply only if the session is at this version (its ETag, e.g. `"3"`, or `*`). Otherwise 412 with the current `version`.
+                ///   - idempotencyKey: Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir`.
+                ///   - prefer: `return=minimal` (RFC 7240): answer `{version, events}` without the state, for a client that follows the event stream. Any other preference is ignored; the answer then carries the whole state.
+                ///   - accept:
+                internal init(
+                    ifMatch: Components.Parameters.IfMatch? = nil,
+                    idempotencyKey: Components.Parameters.IdempotencyKey? = nil,
+                    prefer: Components.Parameters.Prefer? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.PutContext.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifMatch = ifMatch
+                    self.idempotencyKey = idempotencyKey
+                    self.prefer = prefer
+                    self.accept = accept
+                }
+            }
+            internal var headers: Operations.PutContext.Input.Headers
+            /// - Remark: Generated from `#/paths/v1/sessions/{sid}/context/PUT/requestBody`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/sessions/{sid}/context/PUT/requestBody/content/application\/json`.
+                case json(Components.Schemas.SessionContext)
+            }
+            internal var body: Operations.PutContext.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            ///   - body:
+            internal init(
+                path: Operations.PutContext.Input.Path,
+                headers: Operations.PutContext.Input.Headers = .init(),
+                body: Operations.PutContext.Input.Body
+            ) {
+                self.path = path
+                self.headers = headers
+                self.body = body
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            /// Applied (or, for an operation that changes nothing, accepted with no events and the same version): `{version, session, events}`, or `{version, events}` with `Prefer: return=minimal`.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/context/put(putContext)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Components.Responses.Mutation)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            internal var ok: Components.Responses.Mutation {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Bad request. Codes: malformed_json, bad_content_length, invalid_query, invalid_idempotency_key.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/context/put(putContext)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Unauthorized: no bearer token (unauthorized) or one that is not 43 base64url characters (invalid_token). A well-formed but wrong token answers 404 like an unknown session. With `--session-creation backend`, a creation without a backend key (backend_key_required). Codes: unauthorized, invalid_token, backend_key_required.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/context/put(putContext)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Only the app's backend may do this (load a graph, set a session's context): the bearer token is not one of its keys. Code: backend_only.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/context/put(putContext)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.BackendOnly)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.BackendOnly {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Not found. Codes: session_not_found, unknown_coordinator, session_ended.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/context/put(putContext)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            internal var notFound: Components.Responses.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Operation conflicts with the session state. Codes: nothing_to_pop, not_in_active_flow, nothing_to_dismiss, not_a_modal, nothing_to_go_back_to, no_tab_container, cannot_replace_tab, target_not_free, coordinator_stopped, cannot_tear_down_root, cannot_tear_down_tab, idempotency_key_in_use (a request with the same Idempotency-Key is being decided), leave_blocked (the operation would stop a coordinator with a leave guard; with `coordinator` and `reason`; send `"discard": true` once the user agrees).
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/context/put(putContext)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.Conflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            internal var conflict: Components.Responses.Conflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Precondition failed. Codes: version_mismatch.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/context/put(putContext)/responses/412`.
+            ///
+            /// HTTP response code: `412 preconditionFailed`.
+            case preconditionFailed(Components.Responses.PreconditionFailed)
+            /// The associated value of the enum case if `self` is `.preconditionFailed`.
+            ///
+            /// - Throws: An error if `self` is not `.preconditionFailed`.
+            /// - SeeAlso: `.preconditionFailed`.
+            internal var preconditionFailed: Components.Responses.PreconditionFailed {
+                get throws {
+                    switch self {
+                    case let .preconditionFailed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "preconditionFailed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Payload too large. Codes: payload_too_large.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/context/put(putContext)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.TooLarge)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            internal var contentTooLarge: Components.Responses.TooLarge {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Unsupported media type. Codes: unsupported_media_type.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/context/put(putContext)/responses/415`.
+            ///
+            /// HTTP response code: `415 unsupportedMediaType`.
+            case unsupportedMediaType(Components.Responses.UnsupportedMediaType)
+            /// The associated value of the enum case if `self` is `.unsupportedMediaType`.
+            ///
+            /// - Throws: An error if `self` is not `.unsupportedMediaType`.
+            /// - SeeAlso: `.unsupportedMediaType`.
+            internal var unsupportedMediaType: Components.Responses.UnsupportedMediaType {
+                get throws {
+                    switch self {
+                    case let .unsupportedMediaType(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Operation refused. Codes: invalid_request, unknown_route, invalid_params, route_not_allowed, presentation_not_allowed, not_a_root_route, coordinator_limit, no_such_tab, invalid_path, invalid_url, no_route_for_url, unknown_graph, idempotency_key_reused (the Idempotency-Key was used for another request), invalid_context (a context value that is not a string, an integer, a boolean or an array of strings), context_too_large (over 4 KiB encoded).
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/context/put(putContext)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.Unprocessable)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            internal var unprocessableContent: Components.Responses.Unprocessable {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it. Behind the cluster proxy (deploy/nginx.conf.template), the node that holds the session, or for a creation every node, does not answer (node_unavailable, Retry-After 5). Codes: too_many_sessions, memory_exhausted, journal_unavailable, node_unavailable.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/context/put(putContext)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ServiceUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Components.Responses.ServiceUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Only behind the cluster proxy (deploy/nginx.conf.template): the request reached the node that holds this session, which then did not answer in time (5 s; 2 s for a creation). It may have been applied: retry a mutation only with the same Idempotency-Key, which replays the first answer if it was. A single server never answers this. Code: node_timeout.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/context/put(putContext)/responses/504`.
             ///
             /// HTTP response code: `504 gatewayTimeout`.
             case gatewayTimeout(Components.Responses.NodeTimeout)
@@ -2296,7 +4582,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Unauthorized: no bearer token (unauthorized) or one that is not 43 base64url characters (invalid_token). A well-formed but wrong token answers 404 like an unknown session. Codes: unauthorized, invalid_token.
+            /// Unauthorized: no bearer token (unauthorized) or one that is not 43 base64url characters (invalid_token). A well-formed but wrong token answers 404 like an unknown session. With `--session-creation backend`, a creation without a backend key (backend_key_required). Codes: unauthorized, invalid_token, backend_key_required.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/events/get(listEvents)/responses/401`.
             ///
@@ -2599,7 +4885,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Unauthorized: no bearer token (unauthorized) or one that is not 43 base64url characters (invalid_token). A well-formed but wrong token answers 404 like an unknown session. Codes: unauthorized, invalid_token.
+            /// Unauthorized: no bearer token (unauthorized) or one that is not 43 base64url characters (invalid_token). A well-formed but wrong token answers 404 like an unknown session. With `--session-creation backend`, a creation without a backend key (backend_key_required). Codes: unauthorized, invalid_token, backend_key_required.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/push/post(push)/responses/401`.
             ///
@@ -2617,6 +4903,29 @@ internal enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Forbidden. Codes: requirement_not_met (the route is closed in the session's context and has no redirect; with `route` and `missing`), backend_only (a creation with `context` but no backend key).
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/push/post(push)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
                             response: self
                         )
                     }
@@ -2645,7 +4954,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Operation conflicts with the session state. Codes: nothing_to_pop, not_in_active_flow, nothing_to_dismiss, not_a_modal, nothing_to_go_back_to, no_tab_container, cannot_replace_tab, target_not_free, coordinator_stopped, cannot_tear_down_root, cannot_tear_down_tab, idempotency_key_in_use (a request with the same Idempotency-Key is being decided).
+            /// Operation conflicts with the session state. Codes: nothing_to_pop, not_in_active_flow, nothing_to_dismiss, not_a_modal, nothing_to_go_back_to, no_tab_container, cannot_replace_tab, target_not_free, coordinator_stopped, cannot_tear_down_root, cannot_tear_down_tab, idempotency_key_in_use (a request with the same Idempotency-Key is being decided), leave_blocked (the operation would stop a coordinator with a leave guard; with `coordinator` and `reason`; send `"discard": true` once the user agrees).
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/push/post(push)/responses/409`.
             ///
@@ -2737,7 +5046,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Operation refused. Codes: invalid_request, unknown_route, invalid_params, route_not_allowed, presentation_not_allowed, not_a_root_route, coordinator_limit, no_such_tab, invalid_path, invalid_url, no_route_for_url, unknown_graph, idempotency_key_reused (the Idempotency-Key was used for another request).
+            /// Operation refused. Codes: invalid_request, unknown_route, invalid_params, route_not_allowed, presentation_not_allowed, not_a_root_route, coordinator_limit, no_such_tab, invalid_path, invalid_url, no_route_for_url, unknown_graph, idempotency_key_reused (the Idempotency-Key was used for another request), invalid_context (a context value that is not a string, an integer, a boolean or an array of strings), context_too_large (over 4 KiB encoded).
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/push/post(push)/responses/422`.
             ///
@@ -2971,7 +5280,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Unauthorized: no bearer token (unauthorized) or one that is not 43 base64url characters (invalid_token). A well-formed but wrong token answers 404 like an unknown session. Codes: unauthorized, invalid_token.
+            /// Unauthorized: no bearer token (unauthorized) or one that is not 43 base64url characters (invalid_token). A well-formed but wrong token answers 404 like an unknown session. With `--session-creation backend`, a creation without a backend key (backend_key_required). Codes: unauthorized, invalid_token, backend_key_required.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/pop/post(pop)/responses/401`.
             ///
@@ -3017,7 +5326,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Operation conflicts with the session state. Codes: nothing_to_pop, not_in_active_flow, nothing_to_dismiss, not_a_modal, nothing_to_go_back_to, no_tab_container, cannot_replace_tab, target_not_free, coordinator_stopped, cannot_tear_down_root, cannot_tear_down_tab, idempotency_key_in_use (a request with the same Idempotency-Key is being decided).
+            /// Operation conflicts with the session state. Codes: nothing_to_pop, not_in_active_flow, nothing_to_dismiss, not_a_modal, nothing_to_go_back_to, no_tab_container, cannot_replace_tab, target_not_free, coordinator_stopped, cannot_tear_down_root, cannot_tear_down_tab, idempotency_key_in_use (a request with the same Idempotency-Key is being decided), leave_blocked (the operation would stop a coordinator with a leave guard; with `coordinator` and `reason`; send `"discard": true` once the user agrees).
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/pop/post(pop)/responses/409`.
             ///
@@ -3109,7 +5418,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Operation refused. Codes: invalid_request, unknown_route, invalid_params, route_not_allowed, presentation_not_allowed, not_a_root_route, coordinator_limit, no_such_tab, invalid_path, invalid_url, no_route_for_url, unknown_graph, idempotency_key_reused (the Idempotency-Key was used for another request).
+            /// Operation refused. Codes: invalid_request, unknown_route, invalid_params, route_not_allowed, presentation_not_allowed, not_a_root_route, coordinator_limit, no_such_tab, invalid_path, invalid_url, no_route_for_url, unknown_graph, idempotency_key_reused (the Idempotency-Key was used for another request), invalid_context (a context value that is not a string, an integer, a boolean or an array of strings), context_too_large (over 4 KiB encoded).
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/pop/post(pop)/responses/422`.
             ///
@@ -3343,7 +5652,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Unauthorized: no bearer token (unauthorized) or one that is not 43 base64url characters (invalid_token). A well-formed but wrong token answers 404 like an unknown session. Codes: unauthorized, invalid_token.
+            /// Unauthorized: no bearer token (unauthorized) or one that is not 43 base64url characters (invalid_token). A well-formed but wrong token answers 404 like an unknown session. With `--session-creation backend`, a creation without a backend key (backend_key_required). Codes: unauthorized, invalid_token, backend_key_required.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/present/post(present)/responses/401`.
             ///
@@ -3361,6 +5670,29 @@ internal enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Forbidden. Codes: requirement_not_met (the route is closed in the session's context and has no redirect; with `route` and `missing`), backend_only (a creation with `context` but no backend key).
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/present/post(present)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
                             response: self
                         )
                     }
@@ -3389,7 +5721,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Operation conflicts with the session state. Codes: nothing_to_pop, not_in_active_flow, nothing_to_dismiss, not_a_modal, nothing_to_go_back_to, no_tab_container, cannot_replace_tab, target_not_free, coordinator_stopped, cannot_tear_down_root, cannot_tear_down_tab, idempotency_key_in_use (a request with the same Idempotency-Key is being decided).
+            /// Operation conflicts with the session state. Codes: nothing_to_pop, not_in_active_flow, nothing_to_dismiss, not_a_modal, nothing_to_go_back_to, no_tab_container, cannot_replace_tab, target_not_free, coordinator_stopped, cannot_tear_down_root, cannot_tear_down_tab, idempotency_key_in_use (a request with the same Idempotency-Key is being decided), leave_blocked (the operation would stop a coordinator with a leave guard; with `coordinator` and `reason`; send `"discard": true` once the user agrees).
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/present/post(present)/responses/409`.
             ///
@@ -3481,7 +5813,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Operation refused. Codes: invalid_request, unknown_route, invalid_params, route_not_allowed, presentation_not_allowed, not_a_root_route, coordinator_limit, no_such_tab, invalid_path, invalid_url, no_route_for_url, unknown_graph, idempotency_key_reused (the Idempotency-Key was used for another request).
+            /// Operation refused. Codes: invalid_request, unknown_route, invalid_params, route_not_allowed, presentation_not_allowed, not_a_root_route, coordinator_limit, no_such_tab, invalid_path, invalid_url, no_route_for_url, unknown_graph, idempotency_key_reused (the Idempotency-Key was used for another request), invalid_context (a context value that is not a string, an integer, a boolean or an array of strings), context_too_large (over 4 KiB encoded).
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/present/post(present)/responses/422`.
             ///
@@ -3715,7 +6047,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Unauthorized: no bearer token (unauthorized) or one that is not 43 base64url characters (invalid_token). A well-formed but wrong token answers 404 like an unknown session. Codes: unauthorized, invalid_token.
+            /// Unauthorized: no bearer token (unauthorized) or one that is not 43 base64url characters (invalid_token). A well-formed but wrong token answers 404 like an unknown session. With `--session-creation backend`, a creation without a backend key (backend_key_required). Codes: unauthorized, invalid_token, backend_key_required.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/dismiss/post(dismiss)/responses/401`.
             ///
@@ -3761,7 +6093,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Operation conflicts with the session state. Codes: nothing_to_pop, not_in_active_flow, nothing_to_dismiss, not_a_modal, nothing_to_go_back_to, no_tab_container, cannot_replace_tab, target_not_free, coordinator_stopped, cannot_tear_down_root, cannot_tear_down_tab, idempotency_key_in_use (a request with the same Idempotency-Key is being decided).
+            /// Operation conflicts with the session state. Codes: nothing_to_pop, not_in_active_flow, nothing_to_dismiss, not_a_modal, nothing_to_go_back_to, no_tab_container, cannot_replace_tab, target_not_free, coordinator_stopped, cannot_tear_down_root, cannot_tear_down_tab, idempotency_key_in_use (a request with the same Idempotency-Key is being decided), leave_blocked (the operation would stop a coordinator with a leave guard; with `coordinator` and `reason`; send `"discard": true` once the user agrees).
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/dismiss/post(dismiss)/responses/409`.
             ///
@@ -3853,7 +6185,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Operation refused. Codes: invalid_request, unknown_route, invalid_params, route_not_allowed, presentation_not_allowed, not_a_root_route, coordinator_limit, no_such_tab, invalid_path, invalid_url, no_route_for_url, unknown_graph, idempotency_key_reused (the Idempotency-Key was used for another request).
+            /// Operation refused. Codes: invalid_request, unknown_route, invalid_params, route_not_allowed, presentation_not_allowed, not_a_root_route, coordinator_limit, no_such_tab, invalid_path, invalid_url, no_route_for_url, unknown_graph, idempotency_key_reused (the Idempotency-Key was used for another request), invalid_context (a context value that is not a string, an integer, a boolean or an array of strings), context_too_large (over 4 KiB encoded).
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/dismiss/post(dismiss)/responses/422`.
             ///
@@ -4087,7 +6419,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Unauthorized: no bearer token (unauthorized) or one that is not 43 base64url characters (invalid_token). A well-formed but wrong token answers 404 like an unknown session. Codes: unauthorized, invalid_token.
+            /// Unauthorized: no bearer token (unauthorized) or one that is not 43 base64url characters (invalid_token). A well-formed but wrong token answers 404 like an unknown session. With `--session-creation backend`, a creation without a backend key (backend_key_required). Codes: unauthorized, invalid_token, backend_key_required.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/back/post(back)/responses/401`.
             ///
@@ -4133,7 +6465,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Operation conflicts with the session state. Codes: nothing_to_pop, not_in_active_flow, nothing_to_dismiss, not_a_modal, nothing_to_go_back_to, no_tab_container, cannot_replace_tab, target_not_free, coordinator_stopped, cannot_tear_down_root, cannot_tear_down_tab, idempotency_key_in_use (a request with the same Idempotency-Key is being decided).
+            /// Operation conflicts with the session state. Codes: nothing_to_pop, not_in_active_flow, nothing_to_dismiss, not_a_modal, nothing_to_go_back_to, no_tab_container, cannot_replace_tab, target_not_free, coordinator_stopped, cannot_tear_down_root, cannot_tear_down_tab, idempotency_key_in_use (a request with the same Idempotency-Key is being decided), leave_blocked (the operation would stop a coordinator with a leave guard; with `coordinator` and `reason`; send `"discard": true` once the user agrees).
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/back/post(back)/responses/409`.
             ///
@@ -4225,7 +6557,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Operation refused. Codes: invalid_request, unknown_route, invalid_params, route_not_allowed, presentation_not_allowed, not_a_root_route, coordinator_limit, no_such_tab, invalid_path, invalid_url, no_route_for_url, unknown_graph, idempotency_key_reused (the Idempotency-Key was used for another request).
+            /// Operation refused. Codes: invalid_request, unknown_route, invalid_params, route_not_allowed, presentation_not_allowed, not_a_root_route, coordinator_limit, no_such_tab, invalid_path, invalid_url, no_route_for_url, unknown_graph, idempotency_key_reused (the Idempotency-Key was used for another request), invalid_context (a context value that is not a string, an integer, a boolean or an array of strings), context_too_large (over 4 KiB encoded).
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/back/post(back)/responses/422`.
             ///
@@ -4459,7 +6791,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Unauthorized: no bearer token (unauthorized) or one that is not 43 base64url characters (invalid_token). A well-formed but wrong token answers 404 like an unknown session. Codes: unauthorized, invalid_token.
+            /// Unauthorized: no bearer token (unauthorized) or one that is not 43 base64url characters (invalid_token). A well-formed but wrong token answers 404 like an unknown session. With `--session-creation backend`, a creation without a backend key (backend_key_required). Codes: unauthorized, invalid_token, backend_key_required.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/replace/post(replace)/responses/401`.
             ///
@@ -4477,6 +6809,29 @@ internal enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Forbidden. Codes: requirement_not_met (the route is closed in the session's context and has no redirect; with `route` and `missing`), backend_only (a creation with `context` but no backend key).
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/replace/post(replace)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
                             response: self
                         )
                     }
@@ -4505,7 +6860,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Operation conflicts with the session state. Codes: nothing_to_pop, not_in_active_flow, nothing_to_dismiss, not_a_modal, nothing_to_go_back_to, no_tab_container, cannot_replace_tab, target_not_free, coordinator_stopped, cannot_tear_down_root, cannot_tear_down_tab, idempotency_key_in_use (a request with the same Idempotency-Key is being decided).
+            /// Operation conflicts with the session state. Codes: nothing_to_pop, not_in_active_flow, nothing_to_dismiss, not_a_modal, nothing_to_go_back_to, no_tab_container, cannot_replace_tab, target_not_free, coordinator_stopped, cannot_tear_down_root, cannot_tear_down_tab, idempotency_key_in_use (a request with the same Idempotency-Key is being decided), leave_blocked (the operation would stop a coordinator with a leave guard; with `coordinator` and `reason`; send `"discard": true` once the user agrees).
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/replace/post(replace)/responses/409`.
             ///
@@ -4597,7 +6952,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Operation refused. Codes: invalid_request, unknown_route, invalid_params, route_not_allowed, presentation_not_allowed, not_a_root_route, coordinator_limit, no_such_tab, invalid_path, invalid_url, no_route_for_url, unknown_graph, idempotency_key_reused (the Idempotency-Key was used for another request).
+            /// Operation refused. Codes: invalid_request, unknown_route, invalid_params, route_not_allowed, presentation_not_allowed, not_a_root_route, coordinator_limit, no_such_tab, invalid_path, invalid_url, no_route_for_url, unknown_graph, idempotency_key_reused (the Idempotency-Key was used for another request), invalid_context (a context value that is not a string, an integer, a boolean or an array of strings), context_too_large (over 4 KiB encoded).
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/replace/post(replace)/responses/422`.
             ///
@@ -4831,7 +7186,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Unauthorized: no bearer token (unauthorized) or one that is not 43 base64url characters (invalid_token). A well-formed but wrong token answers 404 like an unknown session. Codes: unauthorized, invalid_token.
+            /// Unauthorized: no bearer token (unauthorized) or one that is not 43 base64url characters (invalid_token). A well-formed but wrong token answers 404 like an unknown session. With `--session-creation backend`, a creation without a backend key (backend_key_required). Codes: unauthorized, invalid_token, backend_key_required.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/select-tab/post(selectTab)/responses/401`.
             ///
@@ -4849,6 +7204,29 @@ internal enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Forbidden. Codes: requirement_not_met (the route is closed in the session's context and has no redirect; with `route` and `missing`), backend_only (a creation with `context` but no backend key).
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/select-tab/post(selectTab)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
                             response: self
                         )
                     }
@@ -4877,7 +7255,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Operation conflicts with the session state. Codes: nothing_to_pop, not_in_active_flow, nothing_to_dismiss, not_a_modal, nothing_to_go_back_to, no_tab_container, cannot_replace_tab, target_not_free, coordinator_stopped, cannot_tear_down_root, cannot_tear_down_tab, idempotency_key_in_use (a request with the same Idempotency-Key is being decided).
+            /// Operation conflicts with the session state. Codes: nothing_to_pop, not_in_active_flow, nothing_to_dismiss, not_a_modal, nothing_to_go_back_to, no_tab_container, cannot_replace_tab, target_not_free, coordinator_stopped, cannot_tear_down_root, cannot_tear_down_tab, idempotency_key_in_use (a request with the same Idempotency-Key is being decided), leave_blocked (the operation would stop a coordinator with a leave guard; with `coordinator` and `reason`; send `"discard": true` once the user agrees).
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/select-tab/post(selectTab)/responses/409`.
             ///
@@ -4969,7 +7347,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Operation refused. Codes: invalid_request, unknown_route, invalid_params, route_not_allowed, presentation_not_allowed, not_a_root_route, coordinator_limit, no_such_tab, invalid_path, invalid_url, no_route_for_url, unknown_graph, idempotency_key_reused (the Idempotency-Key was used for another request).
+            /// Operation refused. Codes: invalid_request, unknown_route, invalid_params, route_not_allowed, presentation_not_allowed, not_a_root_route, coordinator_limit, no_such_tab, invalid_path, invalid_url, no_route_for_url, unknown_graph, idempotency_key_reused (the Idempotency-Key was used for another request), invalid_context (a context value that is not a string, an integer, a boolean or an array of strings), context_too_large (over 4 KiB encoded).
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/select-tab/post(selectTab)/responses/422`.
             ///
@@ -5203,7 +7581,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Unauthorized: no bearer token (unauthorized) or one that is not 43 base64url characters (invalid_token). A well-formed but wrong token answers 404 like an unknown session. Codes: unauthorized, invalid_token.
+            /// Unauthorized: no bearer token (unauthorized) or one that is not 43 base64url characters (invalid_token). A well-formed but wrong token answers 404 like an unknown session. With `--session-creation backend`, a creation without a backend key (backend_key_required). Codes: unauthorized, invalid_token, backend_key_required.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/deeplink/post(deepLink)/responses/401`.
             ///
@@ -5221,6 +7599,29 @@ internal enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Forbidden. Codes: requirement_not_met (the route is closed in the session's context and has no redirect; with `route` and `missing`), backend_only (a creation with `context` but no backend key).
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/deeplink/post(deepLink)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
                             response: self
                         )
                     }
@@ -5249,7 +7650,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Operation conflicts with the session state. Codes: nothing_to_pop, not_in_active_flow, nothing_to_dismiss, not_a_modal, nothing_to_go_back_to, no_tab_container, cannot_replace_tab, target_not_free, coordinator_stopped, cannot_tear_down_root, cannot_tear_down_tab, idempotency_key_in_use (a request with the same Idempotency-Key is being decided).
+            /// Operation conflicts with the session state. Codes: nothing_to_pop, not_in_active_flow, nothing_to_dismiss, not_a_modal, nothing_to_go_back_to, no_tab_container, cannot_replace_tab, target_not_free, coordinator_stopped, cannot_tear_down_root, cannot_tear_down_tab, idempotency_key_in_use (a request with the same Idempotency-Key is being decided), leave_blocked (the operation would stop a coordinator with a leave guard; with `coordinator` and `reason`; send `"discard": true` once the user agrees).
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/deeplink/post(deepLink)/responses/409`.
             ///
@@ -5341,7 +7742,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Operation refused. Codes: invalid_request, unknown_route, invalid_params, route_not_allowed, presentation_not_allowed, not_a_root_route, coordinator_limit, no_such_tab, invalid_path, invalid_url, no_route_for_url, unknown_graph, idempotency_key_reused (the Idempotency-Key was used for another request).
+            /// Operation refused. Codes: invalid_request, unknown_route, invalid_params, route_not_allowed, presentation_not_allowed, not_a_root_route, coordinator_limit, no_such_tab, invalid_path, invalid_url, no_route_for_url, unknown_graph, idempotency_key_reused (the Idempotency-Key was used for another request), invalid_context (a context value that is not a string, an integer, a boolean or an array of strings), context_too_large (over 4 KiB encoded).
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/deeplink/post(deepLink)/responses/422`.
             ///
@@ -5575,7 +7976,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Unauthorized: no bearer token (unauthorized) or one that is not 43 base64url characters (invalid_token). A well-formed but wrong token answers 404 like an unknown session. Codes: unauthorized, invalid_token.
+            /// Unauthorized: no bearer token (unauthorized) or one that is not 43 base64url characters (invalid_token). A well-formed but wrong token answers 404 like an unknown session. With `--session-creation backend`, a creation without a backend key (backend_key_required). Codes: unauthorized, invalid_token, backend_key_required.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/batch/post(batch)/responses/401`.
             ///
@@ -5593,6 +7994,29 @@ internal enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Forbidden. Codes: requirement_not_met (the route is closed in the session's context and has no redirect; with `route` and `missing`), backend_only (a creation with `context` but no backend key).
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/batch/post(batch)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
                             response: self
                         )
                     }
@@ -5621,7 +8045,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Operation conflicts with the session state. Codes: nothing_to_pop, not_in_active_flow, nothing_to_dismiss, not_a_modal, nothing_to_go_back_to, no_tab_container, cannot_replace_tab, target_not_free, coordinator_stopped, cannot_tear_down_root, cannot_tear_down_tab, idempotency_key_in_use (a request with the same Idempotency-Key is being decided).
+            /// Operation conflicts with the session state. Codes: nothing_to_pop, not_in_active_flow, nothing_to_dismiss, not_a_modal, nothing_to_go_back_to, no_tab_container, cannot_replace_tab, target_not_free, coordinator_stopped, cannot_tear_down_root, cannot_tear_down_tab, idempotency_key_in_use (a request with the same Idempotency-Key is being decided), leave_blocked (the operation would stop a coordinator with a leave guard; with `coordinator` and `reason`; send `"discard": true` once the user agrees).
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/batch/post(batch)/responses/409`.
             ///
@@ -5713,7 +8137,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Operation refused. Codes: invalid_request, unknown_route, invalid_params, route_not_allowed, presentation_not_allowed, not_a_root_route, coordinator_limit, no_such_tab, invalid_path, invalid_url, no_route_for_url, unknown_graph, idempotency_key_reused (the Idempotency-Key was used for another request).
+            /// Operation refused. Codes: invalid_request, unknown_route, invalid_params, route_not_allowed, presentation_not_allowed, not_a_root_route, coordinator_limit, no_such_tab, invalid_path, invalid_url, no_route_for_url, unknown_graph, idempotency_key_reused (the Idempotency-Key was used for another request), invalid_context (a context value that is not a string, an integer, a boolean or an array of strings), context_too_large (over 4 KiB encoded).
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/batch/post(batch)/responses/422`.
             ///
@@ -6000,7 +8424,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Unauthorized: no bearer token (unauthorized) or one that is not 43 base64url characters (invalid_token). A well-formed but wrong token answers 404 like an unknown session. Codes: unauthorized, invalid_token.
+            /// Unauthorized: no bearer token (unauthorized) or one that is not 43 base64url characters (invalid_token). A well-formed but wrong token answers 404 like an unknown session. With `--session-creation backend`, a creation without a backend key (backend_key_required). Codes: unauthorized, invalid_token, backend_key_required.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/events/stream/get(streamEvents)/responses/401`.
             ///

@@ -26,9 +26,23 @@ internal protocol APIProtocol: Sendable {
     /// - Remark: HTTP `GET /v1/graphs/{name}`.
     /// - Remark: Generated from `#/paths//v1/graphs/{name}/get(getGraph)`.
     func getGraph(_ input: Operations.GetGraph.Input) async throws -> Operations.GetGraph.Output
+    /// Load a new version of a graph (backend only)
+    ///
+    /// The body is the graph file's JSON, with a `version` greater than the newest loaded (and a `migrate` saying what became of renamed and removed routes). New sessions start on it; a live session moves to it at its next call, or when `POST /v1/graphs/{name}/migrate` moves them all. With `?dryRun=true` nothing is loaded: the answer says what migrating every live session to it would do.
+    ///
+    /// - Remark: HTTP `PUT /v1/graphs/{name}`.
+    /// - Remark: Generated from `#/paths//v1/graphs/{name}/put(loadGraph)`.
+    func loadGraph(_ input: Operations.LoadGraph.Input) async throws -> Operations.LoadGraph.Output
+    /// Move every live session of a graph to its newest version now (backend only)
+    ///
+    /// Each session moves in one step (one version bump, `coordinator.stopped` with reason `migrated` for what went, `session.migrated`, a `reset` on its open streams), as it would at its next call.
+    ///
+    /// - Remark: HTTP `POST /v1/graphs/{name}/migrate`.
+    /// - Remark: Generated from `#/paths//v1/graphs/{name}/migrate/post(migrateSessions)`.
+    func migrateSessions(_ input: Operations.MigrateSessions.Input) async throws -> Operations.MigrateSessions.Output
     /// Open a session
     ///
-    /// Starts a session on a graph at its root route (or `root`). The token is shown only here. Unknown fields are refused (422 invalid_request).
+    /// Starts a session on a graph at its root route (or `root`). The token is shown only here. Unknown fields are refused (422 invalid_request). `context` needs a backend key (else 403 `backend_only`); with `--session-creation backend`, every creation does (else 401 `backend_key_required`). A closed root route redirects (the creation becomes `pending`, op `create`) or, without `redirect`, is 403 `requirement_not_met`.
     ///
     /// - Remark: HTTP `POST /v1/sessions`.
     /// - Remark: Generated from `#/paths//v1/sessions/post(createSession)`.
@@ -59,6 +73,34 @@ internal protocol APIProtocol: Sendable {
     /// - Remark: HTTP `DELETE /v1/sessions/{sid}/coordinators/{cid}`.
     /// - Remark: Generated from `#/paths//v1/sessions/{sid}/coordinators/{cid}/delete(teardownCoordinator)`.
     func teardownCoordinator(_ input: Operations.TeardownCoordinator.Input) async throws -> Operations.TeardownCoordinator.Output
+    /// Mark a coordinator as having unsaved changes
+    ///
+    /// A leave guard on a live coordinator: an operation that would stop it (pop, dismiss, back, replace, PUT state, deeplink, a batch element) is refused 409 `leave_blocked` unless its body says `"discard": true`. A teardown, a deletion, an expiry and a requirement lost always proceed. Setting it again replaces the reason. Event `leaveGuard.changed`. Either credential.
+    ///
+    /// - Remark: HTTP `PUT /v1/sessions/{sid}/coordinators/{cid}/leave-guard`.
+    /// - Remark: Generated from `#/paths//v1/sessions/{sid}/coordinators/{cid}/leave-guard/put(setLeaveGuard)`.
+    func setLeaveGuard(_ input: Operations.SetLeaveGuard.Input) async throws -> Operations.SetLeaveGuard.Output
+    /// Clear a coordinator's leave guard
+    ///
+    /// Event `leaveGuard.changed` with `reason: null`. Either credential.
+    ///
+    /// - Remark: HTTP `DELETE /v1/sessions/{sid}/coordinators/{cid}/leave-guard`.
+    /// - Remark: Generated from `#/paths//v1/sessions/{sid}/coordinators/{cid}/leave-guard/delete(clearLeaveGuard)`.
+    func clearLeaveGuard(_ input: Operations.ClearLeaveGuard.Input) async throws -> Operations.ClearLeaveGuard.Output
+    /// Change some keys of the session's context (backend only)
+    ///
+    /// A JSON merge patch (RFC 7396) of the context: a key set to null is removed, any other replaces the key's value. Answered as `PUT` is. A session token is 403 `backend_only`.
+    ///
+    /// - Remark: HTTP `PATCH /v1/sessions/{sid}/context`.
+    /// - Remark: Generated from `#/paths//v1/sessions/{sid}/context/patch(patchContext)`.
+    func patchContext(_ input: Operations.PatchContext.Input) async throws -> Operations.PatchContext.Output
+    /// Replace the session's context (backend only)
+    ///
+    /// The body is the whole new context. Answered like every mutation: a version bump, `context.changed`, and what the change opens (a pending request applied) or closes (coordinators stopped with reason `requirementLost`), in the same version. A session token is 403 `backend_only`.
+    ///
+    /// - Remark: HTTP `PUT /v1/sessions/{sid}/context`.
+    /// - Remark: Generated from `#/paths//v1/sessions/{sid}/context/put(putContext)`.
+    func putContext(_ input: Operations.PutContext.Input) async throws -> Operations.PutContext.Output
     /// The session's events
     ///
     /// The kept events after `after`, as JSON; when those are no longer kept, no events and `reset` with the whole state. (For the live stream, see `streamEvents`; a request to this path with `Accept: text/event-stream` is also answered with the stream, for clients written before it.)
@@ -167,16 +209,52 @@ extension APIProtocol {
     /// - Remark: Generated from `#/paths//v1/graphs/{name}/get(getGraph)`.
     internal func getGraph(
         path: Operations.GetGraph.Input.Path,
+        query: Operations.GetGraph.Input.Query = .init(),
         headers: Operations.GetGraph.Input.Headers = .init()
     ) async throws -> Operations.GetGraph.Output {
         try await getGraph(Operations.GetGraph.Input(
+            path: path,
+            query: query,
+            headers: headers
+        ))
+    }
+    /// Load a new version of a graph (backend only)
+    ///
+    /// The body is the graph file's JSON, with a `version` greater than the newest loaded (and a `migrate` saying what became of renamed and removed routes). New sessions start on it; a live session moves to it at its next call, or when `POST /v1/graphs/{name}/migrate` moves them all. With `?dryRun=true` nothing is loaded: the answer says what migrating every live session to it would do.
+    ///
+    /// - Remark: HTTP `PUT /v1/graphs/{name}`.
+    /// - Remark: Generated from `#/paths//v1/graphs/{name}/put(loadGraph)`.
+    internal func loadGraph(
+        path: Operations.LoadGraph.Input.Path,
+        query: Operations.LoadGraph.Input.Query = .init(),
+        headers: Operations.LoadGraph.Input.Headers = .init(),
+        body: Operations.LoadGraph.Input.Body
+    ) async throws -> Operations.LoadGraph.Output {
+        try await loadGraph(Operations.LoadGraph.Input(
+            path: path,
+            query: query,
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Move every live session of a graph to its newest version now (backend only)
+    ///
+    /// Each session moves in one step (one version bump, `coordinator.stopped` with reason `migrated` for what went, `session.migrated`, a `reset` on its open streams), as it would at its next call.
+    ///
+    /// - Remark: HTTP `POST /v1/graphs/{name}/migrate`.
+    /// - Remark: Generated from `#/paths//v1/graphs/{name}/migrate/post(migrateSessions)`.
+    internal func migrateSessions(
+        path: Operations.MigrateSessions.Input.Path,
+        headers: Operations.MigrateSessions.Input.Headers = .init()
+    ) async throws -> Operations.MigrateSessions.Output {
+        try await migrateSessions(Operations.MigrateSessions.Input(
             path: path,
             headers: headers
         ))
     }
     /// Open a session
     ///
-    /// Starts a session on a graph at its root route (or `root`). The token is shown only here. Unknown fields are refused (422 invalid_request).
+    /// Starts a session on a graph at its root route (or `root`). The token is shown only here. Unknown fields are refused (422 invalid_request). `context` needs a backend key (else 403 `backend_only`); with `--session-creation backend`, every creation does (else 401 `backend_key_required`). A closed root route redirects (the creation becomes `pending`, op `create`) or, without `redirect`, is 403 `requirement_not_met`.
     ///
     /// - Remark: HTTP `POST /v1/sessions`.
     /// - Remark: Generated from `#/paths//v1/sessions/post(createSession)`.
@@ -247,6 +325,72 @@ extension APIProtocol {
         try await teardownCoordinator(Operations.TeardownCoordinator.Input(
             path: path,
             headers: headers
+        ))
+    }
+    /// Mark a coordinator as having unsaved changes
+    ///
+    /// A leave guard on a live coordinator: an operation that would stop it (pop, dismiss, back, replace, PUT state, deeplink, a batch element) is refused 409 `leave_blocked` unless its body says `"discard": true`. A teardown, a deletion, an expiry and a requirement lost always proceed. Setting it again replaces the reason. Event `leaveGuard.changed`. Either credential.
+    ///
+    /// - Remark: HTTP `PUT /v1/sessions/{sid}/coordinators/{cid}/leave-guard`.
+    /// - Remark: Generated from `#/paths//v1/sessions/{sid}/coordinators/{cid}/leave-guard/put(setLeaveGuard)`.
+    internal func setLeaveGuard(
+        path: Operations.SetLeaveGuard.Input.Path,
+        headers: Operations.SetLeaveGuard.Input.Headers = .init(),
+        body: Operations.SetLeaveGuard.Input.Body
+    ) async throws -> Operations.SetLeaveGuard.Output {
+        try await setLeaveGuard(Operations.SetLeaveGuard.Input(
+            path: path,
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Clear a coordinator's leave guard
+    ///
+    /// Event `leaveGuard.changed` with `reason: null`. Either credential.
+    ///
+    /// - Remark: HTTP `DELETE /v1/sessions/{sid}/coordinators/{cid}/leave-guard`.
+    /// - Remark: Generated from `#/paths//v1/sessions/{sid}/coordinators/{cid}/leave-guard/delete(clearLeaveGuard)`.
+    internal func clearLeaveGuard(
+        path: Operations.ClearLeaveGuard.Input.Path,
+        headers: Operations.ClearLeaveGuard.Input.Headers = .init()
+    ) async throws -> Operations.ClearLeaveGuard.Output {
+        try await clearLeaveGuard(Operations.ClearLeaveGuard.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Change some keys of the session's context (backend only)
+    ///
+    /// A JSON merge patch (RFC 7396) of the context: a key set to null is removed, any other replaces the key's value. Answered as `PUT` is. A session token is 403 `backend_only`.
+    ///
+    /// - Remark: HTTP `PATCH /v1/sessions/{sid}/context`.
+    /// - Remark: Generated from `#/paths//v1/sessions/{sid}/context/patch(patchContext)`.
+    internal func patchContext(
+        path: Operations.PatchContext.Input.Path,
+        headers: Operations.PatchContext.Input.Headers = .init(),
+        body: Operations.PatchContext.Input.Body
+    ) async throws -> Operations.PatchContext.Output {
+        try await patchContext(Operations.PatchContext.Input(
+            path: path,
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Replace the session's context (backend only)
+    ///
+    /// The body is the whole new context. Answered like every mutation: a version bump, `context.changed`, and what the change opens (a pending request applied) or closes (coordinators stopped with reason `requirementLost`), in the same version. A session token is 403 `backend_only`.
+    ///
+    /// - Remark: HTTP `PUT /v1/sessions/{sid}/context`.
+    /// - Remark: Generated from `#/paths//v1/sessions/{sid}/context/put(putContext)`.
+    internal func putContext(
+        path: Operations.PutContext.Input.Path,
+        headers: Operations.PutContext.Input.Headers = .init(),
+        body: Operations.PutContext.Input.Body
+    ) async throws -> Operations.PutContext.Output {
+        try await putContext(Operations.PutContext.Input(
+            path: path,
+            headers: headers,
+            body: body
         ))
     }
     /// The session's events
