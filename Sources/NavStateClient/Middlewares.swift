@@ -2,7 +2,8 @@ import Foundation
 import HTTPTypes
 import OpenAPIRuntime
 
-/// Sends the session's bearer token with every call but creation.
+/// Sends the session's bearer token (or the backend's key) with every call but an app's
+/// creation.
 struct BearerToken: ClientMiddleware {
   let token: String?
 
@@ -34,7 +35,9 @@ struct ProblemsAsErrors: ClientMiddleware {
     }
     throw NavStateError(
       status: problem.status, code: .init(rawValue: problem.code), title: problem.title,
-      detail: problem.detail, version: problem.version, opIndex: problem.opIndex)
+      detail: problem.detail, version: problem.version, opIndex: problem.opIndex,
+      coordinator: problem.coordinator, reason: problem.reason, route: problem.route,
+      missing: problem.missing)
   }
 
   private struct Problem: Decodable {
@@ -44,6 +47,10 @@ struct ProblemsAsErrors: ClientMiddleware {
     var detail: String
     var version: Int?
     var opIndex: Int?
+    var coordinator: String?
+    var reason: String?
+    var route: String?
+    var missing: [String]?
   }
 }
 

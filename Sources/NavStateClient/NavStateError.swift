@@ -1,6 +1,9 @@
 /// Every refusal the service answers, as one error: the problem document's `code` (stable, for
 /// programs), its HTTP status and its `detail` (for people). A 412 carries the session's current
-/// `version`, and a refused batch op its `opIndex`.
+/// `version`, and a refused batch op its `opIndex`. A 409 `leave_blocked` names the guarded
+/// `coordinator` and the guard's `reason`, and carries the refused operation, to send again with
+/// `discard` once the user agrees (``NavStateSession/retryDiscarding(_:)``); a 403
+/// `requirement_not_met` names the closed `route` and the `missing` context keys.
 public struct NavStateError: Error, Sendable, Equatable, CustomStringConvertible {
   public var status: Int
   public var code: Code
@@ -10,10 +13,21 @@ public struct NavStateError: Error, Sendable, Equatable, CustomStringConvertible
   public var version: Int?
   /// With a refused batch: the index of the op that was refused.
   public var opIndex: Int?
+  /// With 409 `leave_blocked`: the coordinator whose leave guard refused the operation.
+  public var coordinator: CoordinatorID?
+  /// With 409 `leave_blocked`: the leave guard's reason (with 410 `session_ended`: why it ended).
+  public var reason: String?
+  /// With 403 `requirement_not_met`: the closed route.
+  public var route: String?
+  /// With 403 `requirement_not_met`: the context keys whose requirement fails.
+  public var missing: [String]?
+  /// With 409 `leave_blocked` from a ``NavStateSession`` call: the refused operation.
+  public var blockedOperation: GuardedOperation?
 
   public init(
     status: Int, code: Code, title: String = "", detail: String, version: Int? = nil,
-    opIndex: Int? = nil
+    opIndex: Int? = nil, coordinator: CoordinatorID? = nil, reason: String? = nil,
+    route: String? = nil, missing: [String]? = nil, blockedOperation: GuardedOperation? = nil
   ) {
     self.status = status
     self.code = code
@@ -21,6 +35,11 @@ public struct NavStateError: Error, Sendable, Equatable, CustomStringConvertible
     self.detail = detail
     self.version = version
     self.opIndex = opIndex
+    self.coordinator = coordinator
+    self.reason = reason
+    self.route = route
+    self.missing = missing
+    self.blockedOperation = blockedOperation
   }
 
   public var description: String { "\(status) \(code.rawValue): \(detail)" }
@@ -46,6 +65,22 @@ public struct NavStateError: Error, Sendable, Equatable, CustomStringConvertible
     public static let coordinatorStopped = Code(rawValue: "coordinator_stopped")
     public static let cannotTearDownRoot = Code(rawValue: "cannot_tear_down_root")
     public static let cannotTearDownTab = Code(rawValue: "cannot_tear_down_tab")
+    /// The operation would stop a coordinator with a leave guard: ask the user, then send it
+    /// again with `discard`.
+    public static let leaveBlocked = Code(rawValue: "leave_blocked")
+    /// 403: the route is closed in the session's context and has no redirect.
+    public static let requirementNotMet = Code(rawValue: "requirement_not_met")
+    /// 403: only the app's backend may do this (set a context, load a graph).
+    public static let backendOnly = Code(rawValue: "backend_only")
+    /// 401: the server creates sessions for the app's backend only (`--session-creation
+    /// backend`).
+    public static let backendKeyRequired = Code(rawValue: "backend_key_required")
+    // 422: a context the service does not take.
+    public static let invalidContext = Code(rawValue: "invalid_context")
+    public static let contextTooLarge = Code(rawValue: "context_too_large")
+    // Loading a graph: not a valid graph (422), or a version as new is loaded (409).
+    public static let invalidGraph = Code(rawValue: "invalid_graph")
+    public static let graphVersionExists = Code(rawValue: "graph_version_exists")
     // 422: the request cannot mean anything in the graph.
     public static let invalidRequest = Code(rawValue: "invalid_request")
     public static let unknownRoute = Code(rawValue: "unknown_route")
@@ -109,7 +144,9 @@ public struct NavStateError: Error, Sendable, Equatable, CustomStringConvertible
     public static let known: [Code] = [
       .nothingToPop, .notInActiveFlow, .nothingToDismiss, .notAModal, .nothingToGoBackTo,
       .noTabContainer, .cannotReplaceTab, .targetNotFree, .coordinatorStopped, .cannotTearDownRoot,
-      .cannotTearDownTab, .invalidRequest, .unknownRoute, .invalidParams, .routeNotAllowed,
+      .cannotTearDownTab, .leaveBlocked, .requirementNotMet, .backendOnly, .backendKeyRequired,
+      .invalidContext, .contextTooLarge, .invalidGraph, .graphVersionExists, .invalidRequest,
+      .unknownRoute, .invalidParams, .routeNotAllowed,
       .presentationNotAllowed, .notARootRoute, .coordinatorLimit, .noSuchTab, .invalidPath,
       .invalidURL, .noRouteForURL, .unknownGraph, .unknownCoordinator, .sessionNotFound, .notFound,
       .unauthorized, .invalidToken, .versionMismatch, .sessionEnded, .invalidIdempotencyKey,

@@ -9,6 +9,10 @@ import Synchronization
 /// answer or from the live stream), so a stale tap does not act on a state the user no longer
 /// sees: it fails with `versionMismatch`, or, with `staleWriteRetries`, is sent again at the
 /// current version up to that many times.
+///
+/// An operation that would stop a coordinator with a leave guard is refused with
+/// `leaveBlocked`; the error carries the operation, and ``retryDiscarding(_:)`` sends it again
+/// with `discard` once the user has agreed to lose the changes.
 public final class NavStateSession: Sendable {
   public struct Options: Sendable {
     /// Send `If-Match` with the last version seen (default true).
@@ -115,8 +119,10 @@ public final class NavStateSession: Sendable {
 
   // MARK: Writing
 
-  /// Sends one write with `If-Match` and the stale-write retries of ``Options``.
+  /// Sends one write with `If-Match` and the stale-write retries of ``Options``; a
+  /// `leaveBlocked` refusal of a `guarded` operation carries it.
   func write(
+    _ guarded: GuardedOperation? = nil,
     _ send: (_ ifMatch: String?) async throws -> Components.Schemas.MutationResult
   ) async throws(NavStateError) -> Mutation {
     var retries = options.staleWriteRetries
@@ -132,7 +138,8 @@ public final class NavStateSession: Sendable {
         saw(mutation.state)
         return mutation
       } catch {
-        let refusal = NavStateError.from(error)
+        var refusal = NavStateError.from(error)
+        if refusal.code == .leaveBlocked { refusal.blockedOperation = guarded }
         guard refusal.code == .versionMismatch, retries > 0, let current = refusal.version else {
           throw refusal
         }
@@ -156,24 +163,35 @@ public final class NavStateSession: Sendable {
     }
   }
 
-  public func pop(count: Int = 1, result: JSONResult? = nil) async throws(NavStateError)
-    -> Mutation
-  {
-    try await pop(.init(count: count == 1 ? nil : count, result: result))
-  }
-
-  public func pop(to coordinator: CoordinatorID, result: JSONResult? = nil)
+  /// `discard`: stop coordinators with a leave guard all the same (the user agreed).
+  public func pop(count: Int = 1, result: JSONResult? = nil, discard: Bool = false)
     async throws(NavStateError) -> Mutation
   {
-    try await pop(.init(to: coordinator, result: result))
+    try await pop(
+      .init(count: count == 1 ? nil : count, result: result, discard: discard ? true : nil),
+      .pop(count: count, result: result))
   }
 
-  public func popToRoot(result: JSONResult? = nil) async throws(NavStateError) -> Mutation {
-    try await pop(.init(toRoot: true, result: result))
+  public func pop(to coordinator: CoordinatorID, result: JSONResult? = nil, discard: Bool = false)
+    async throws(NavStateError) -> Mutation
+  {
+    try await pop(
+      .init(to: coordinator, result: result, discard: discard ? true : nil),
+      .popTo(coordinator, result: result))
   }
 
-  private func pop(_ body: Components.Schemas.PopRequest) async throws(NavStateError) -> Mutation {
-    try await write { ifMatch in
+  public func popToRoot(result: JSONResult? = nil, discard: Bool = false)
+    async throws(NavStateError) -> Mutation
+  {
+    try await pop(
+      .init(toRoot: true, result: result, discard: discard ? true : nil),
+      .popToRoot(result: result))
+  }
+
+  private func pop(_ body: Components.Schemas.PopRequest, _ guarded: GuardedOperation)
+    async throws(NavStateError) -> Mutation
+  {
+    try await write(guarded) { ifMatch in
       try await client.pop(
         path: .init(sid: id), headers: .init(ifMatch: ifMatch), body: .json(body)
       )
@@ -196,41 +214,50 @@ public final class NavStateSession: Sendable {
   }
 
   /// Dismisses the modal that holds the active coordinator, or `coordinator`.
-  public func dismiss(_ coordinator: CoordinatorID? = nil, result: JSONResult? = nil)
+  public func dismiss(
+    _ coordinator: CoordinatorID? = nil, result: JSONResult? = nil, discard: Bool = false
+  ) async throws(NavStateError) -> Mutation {
+    try await dismiss(
+      .init(coordinator: coordinator, result: result, discard: discard ? true : nil),
+      .dismiss(coordinator, result: result))
+  }
+
+  public func dismissAll(result: JSONResult? = nil, discard: Bool = false)
     async throws(NavStateError) -> Mutation
   {
-    try await dismiss(.init(coordinator: coordinator, result: result))
+    try await dismiss(
+      .init(all: true, result: result, discard: discard ? true : nil), .dismissAll(result: result))
   }
 
-  public func dismissAll(result: JSONResult? = nil) async throws(NavStateError) -> Mutation {
-    try await dismiss(.init(all: true, result: result))
-  }
-
-  private func dismiss(_ body: Components.Schemas.DismissRequest) async throws(NavStateError)
-    -> Mutation
+  private func dismiss(_ body: Components.Schemas.DismissRequest, _ guarded: GuardedOperation)
+    async throws(NavStateError) -> Mutation
   {
-    try await write { ifMatch in
+    try await write(guarded) { ifMatch in
       try await client.dismiss(
         path: .init(sid: id), headers: .init(ifMatch: ifMatch), body: .json(body)
       ).ok.body.json
     }
   }
 
-  public func back(result: JSONResult? = nil) async throws(NavStateError) -> Mutation {
-    try await write { ifMatch in
+  public func back(result: JSONResult? = nil, discard: Bool = false) async throws(NavStateError)
+    -> Mutation
+  {
+    try await write(.back(result: result)) { ifMatch in
       try await client.back(
-        path: .init(sid: id), headers: .init(ifMatch: ifMatch), body: .json(.init(result: result))
+        path: .init(sid: id), headers: .init(ifMatch: ifMatch),
+        body: .json(.init(result: result, discard: discard ? true : nil))
       ).ok.body.json
     }
   }
 
-  public func replace(_ route: String, params: Params = [:]) async throws(NavStateError)
-    -> Mutation
+  public func replace(_ route: String, params: Params = [:], discard: Bool = false)
+    async throws(NavStateError) -> Mutation
   {
-    try await write { ifMatch in
+    try await write(.replace(route, params: params)) { ifMatch in
       try await client.replace(
         path: .init(sid: id), headers: .init(ifMatch: ifMatch),
-        body: .json(.init(route: route, params: generatedParams(params)))
+        body: .json(
+          .init(route: route, params: generatedParams(params), discard: discard ? true : nil))
       ).ok.body.json
     }
   }
@@ -259,16 +286,21 @@ public final class NavStateSession: Sendable {
     }
   }
 
-  public func deepLink(_ url: String) async throws(NavStateError) -> Mutation {
-    try await write { ifMatch in
+  public func deepLink(_ url: String, discard: Bool = false) async throws(NavStateError)
+    -> Mutation
+  {
+    try await write(.deepLink(url)) { ifMatch in
       try await client.deepLink(
-        path: .init(sid: id), headers: .init(ifMatch: ifMatch), body: .json(.init(url: url))
+        path: .init(sid: id), headers: .init(ifMatch: ifMatch),
+        body: .json(.init(url: url, discard: discard ? true : nil))
       ).ok.body.json
     }
   }
 
   /// Makes the visible path equal `entries`, keeping the common prefix's coordinators.
-  public func setPath(_ entries: [PathEntry]) async throws(NavStateError) -> Mutation {
+  public func setPath(_ entries: [PathEntry], discard: Bool = false) async throws(NavStateError)
+    -> Mutation
+  {
     let path = entries.map { entry in
       Components.Schemas.PathEntry(
         route: entry.route, params: generatedParams(entry.params),
@@ -276,18 +308,79 @@ public final class NavStateSession: Sendable {
           Components.Schemas.Presentation(rawValue: $0.rawValue)
         })
     }
-    return try await write { ifMatch in
+    return try await write(.setPath(entries)) { ifMatch in
       try await client.putState(
-        path: .init(sid: id), headers: .init(ifMatch: ifMatch), body: .json(.init(path: path))
+        path: .init(sid: id), headers: .init(ifMatch: ifMatch),
+        body: .json(.init(path: path, discard: discard ? true : nil))
       ).ok.body.json
     }
   }
 
-  public func batch(_ operations: [BatchOperation]) async throws(NavStateError) -> Mutation {
-    try await write { ifMatch in
+  /// `discard` applies to every op of the batch.
+  public func batch(_ operations: [BatchOperation], discard: Bool = false)
+    async throws(NavStateError) -> Mutation
+  {
+    try await write(.batch(operations)) { ifMatch in
       try await client.batch(
         path: .init(sid: id), headers: .init(ifMatch: ifMatch),
-        body: .json(.init(ops: operations.map(\.generated)))
+        body: .json(.init(ops: operations.map(\.generated), discard: discard ? true : nil))
+      ).ok.body.json
+    }
+  }
+
+  // MARK: Leave guards
+
+  /// Sends `operation` (one a leave guard may refuse), with `discard` or not.
+  public func perform(_ operation: GuardedOperation, discard: Bool = false)
+    async throws(NavStateError) -> Mutation
+  {
+    switch operation {
+    case .pop(let count, let result): try await pop(count: count, result: result, discard: discard)
+    case .popTo(let coordinator, let result):
+      try await pop(to: coordinator, result: result, discard: discard)
+    case .popToRoot(let result): try await popToRoot(result: result, discard: discard)
+    case .dismiss(let coordinator, let result):
+      try await dismiss(coordinator, result: result, discard: discard)
+    case .dismissAll(let result): try await dismissAll(result: result, discard: discard)
+    case .back(let result): try await back(result: result, discard: discard)
+    case .replace(let route, let params): try await replace(route, params: params, discard: discard)
+    case .setPath(let entries): try await setPath(entries, discard: discard)
+    case .deepLink(let url): try await deepLink(url, discard: discard)
+    case .batch(let operations): try await batch(operations, discard: discard)
+    }
+  }
+
+  /// Sends the operation a leave guard refused again, with `discard`: call it once the user
+  /// has agreed to lose the changes of `refusal.coordinator` (`refusal.reason` says which). A
+  /// refusal of another kind is thrown again as it is.
+  public func retryDiscarding(_ refusal: NavStateError) async throws(NavStateError) -> Mutation {
+    guard refusal.code == .leaveBlocked, let operation = refusal.blockedOperation else {
+      throw refusal
+    }
+    return try await perform(operation, discard: true)
+  }
+
+  /// Marks `coordinator` as holding unsaved changes: operations that would stop it are
+  /// refused with `leaveBlocked` until it is cleared or they say `discard`. `reason` (1 to 200
+  /// characters) is what a confirmation shows.
+  public func setLeaveGuard(on coordinator: CoordinatorID, reason: String)
+    async throws(NavStateError) -> Mutation
+  {
+    try await write { ifMatch in
+      try await client.setLeaveGuard(
+        path: .init(sid: id, cid: coordinator), headers: .init(ifMatch: ifMatch),
+        body: .json(.init(reason: reason))
+      ).ok.body.json
+    }
+  }
+
+  /// Clears the leave guard of `coordinator` (the changes were saved).
+  public func clearLeaveGuard(on coordinator: CoordinatorID) async throws(NavStateError)
+    -> Mutation
+  {
+    try await write { ifMatch in
+      try await client.clearLeaveGuard(
+        path: .init(sid: id, cid: coordinator), headers: .init(ifMatch: ifMatch)
       ).ok.body.json
     }
   }

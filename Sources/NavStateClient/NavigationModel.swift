@@ -20,6 +20,10 @@ public struct ModalLayer: Sendable, Hashable, Identifiable {
 /// Changes are applied when the service answers, never guessed: the model follows the answers
 /// to its own calls and, with ``follow()``, the session's live stream, so two devices stay in
 /// step.
+///
+/// Unsaved changes: ``setLeaveGuard(on:reason:)`` on the screen's coordinator makes the service
+/// refuse what would leave it. Such a refusal lands in ``leaveBlocked`` (and is thrown); show a
+/// confirmation with its `reason`, then call ``retryDiscarding()`` or ``keepChanges()``.
 @MainActor
 @Observable
 public final class NavigationModel {
@@ -30,6 +34,10 @@ public final class NavigationModel {
   public private(set) var isLive = false
   /// The last refusal of a call made through a setter (calls made with methods throw instead).
   public private(set) var lastError: NavStateError?
+  /// The last operation refused by a leave guard (`leaveBlocked`), until it is retried with
+  /// ``retryDiscarding()``, given up with ``keepChanges()``, or another call succeeds: what a
+  /// "Discard changes?" confirmation shows (`coordinator`, `reason`).
+  public private(set) var leaveBlocked: NavStateError?
 
   public init(session: NavStateSession, state: SessionState? = nil) {
     self.session = session
@@ -67,6 +75,20 @@ public final class NavigationModel {
   }
 
   public var allowed: Affordances { state?.allowed ?? Affordances() }
+
+  /// What the app's backend says about the user (read only: only the backend sets it).
+  public var context: SessionContext { state?.context ?? [:] }
+
+  /// The request a redirect holds back (say, the checkout behind a login), when there is one:
+  /// the service applies it when the context opens its route.
+  public var pending: PendingRequest? { state?.pending }
+
+  /// Every coordinator with a leave guard, and its reason.
+  public var leaveGuards: [CoordinatorID: String] { state?.leaveGuards ?? [:] }
+
+  /// The reason of the leave guard of `coordinator`, when it has one (for a sheet, say,
+  /// `interactiveDismissDisabled(model.leaveGuard(of: layer.id) != nil)`).
+  public func leaveGuard(of coordinator: CoordinatorID) -> String? { leaveGuards[coordinator] }
 
   /// The selected tab's route of the tab container nearest the active screen, for a TabView's
   /// selection; setting it selects that tab.
@@ -138,7 +160,14 @@ public final class NavigationModel {
   func run(_ call: () async throws(NavStateError) -> Mutation?) async throws(NavStateError)
     -> Mutation?
   {
-    let mutation = try await call()
+    let mutation: Mutation?
+    do {
+      mutation = try await call()
+    } catch {
+      if error.code == .leaveBlocked, error.blockedOperation != nil { leaveBlocked = error }
+      throw error
+    }
+    leaveBlocked = nil
     if let mutation { apply(mutation.state) }
     return mutation
   }
@@ -258,5 +287,35 @@ public final class NavigationModel {
   /// The presenter of `coordinator` went away.
   public func tearDown(_ coordinator: CoordinatorID) async throws(NavStateError) {
     try await run { () throws(NavStateError) in try await session.tearDown(coordinator) }
+  }
+
+  // MARK: Leave guards
+
+  /// The screen of `coordinator` holds unsaved changes: what would leave it is refused until
+  /// the guard is cleared, or the user agrees to discard them.
+  public func setLeaveGuard(on coordinator: CoordinatorID, reason: String)
+    async throws(NavStateError)
+  {
+    try await run { () throws(NavStateError) in
+      try await session.setLeaveGuard(on: coordinator, reason: reason)
+    }
+  }
+
+  /// The changes were saved (or there are none left).
+  public func clearLeaveGuard(on coordinator: CoordinatorID) async throws(NavStateError) {
+    try await run { () throws(NavStateError) in try await session.clearLeaveGuard(on: coordinator) }
+  }
+
+  /// The user agreed to lose the changes: the operation in ``leaveBlocked`` is sent again with
+  /// `discard`. Nothing happens when there is none.
+  public func retryDiscarding() async throws(NavStateError) {
+    guard let refusal = leaveBlocked else { return }
+    leaveBlocked = nil
+    try await run { () throws(NavStateError) in try await session.retryDiscarding(refusal) }
+  }
+
+  /// The user chose to stay: the refused operation is forgotten.
+  public func keepChanges() {
+    leaveBlocked = nil
   }
 }
