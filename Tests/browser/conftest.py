@@ -8,6 +8,8 @@ from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 
 BASE = os.environ["NAVSTATE_URL"]
+# A key of the app's backend (`run` starts the server with it): sets a session's context.
+BACKEND_KEY = os.environ.get("NAVSTATE_BACKEND_KEY")
 
 
 def make_browser():

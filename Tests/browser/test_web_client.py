@@ -384,3 +384,133 @@ def test_screenshot_with_a_four_deep_path_and_a_sheet(browser):
     folder = pathlib.Path(os.environ.get("SCREENSHOT_DIR") or tempfile.mkdtemp())
     folder.mkdir(parents=True, exist_ok=True)
     assert browser.save_screenshot(str(folder / "web-client.png"))
+
+
+# Context, redirects, pending requests and leave guards (SPEC 9.1 to 9.3) -------------------
+
+def alert_of(driver):
+    """The page's confirm or prompt, once it is up."""
+    wait(driver).until(lambda d: _alert(d) is not None, message="no dialog came up")
+    return driver.switch_to.alert
+
+
+def _alert(driver):
+    try:
+        return driver.switch_to.alert
+    except Exception:  # NoAlertPresentException
+        return None
+
+
+def context_entries(driver):
+    keys = attributes(driver, "context-entry", "data-key")
+    values = attributes(driver, "context-entry", "textContent")
+    return dict(zip(keys, values))
+
+
+def create_zumry_at_login(driver):
+    load(driver)
+    Select(element(driver, "graph-select")).select_by_value("zumry")
+    Select(element(driver, "root-select")).select_by_value("login")
+    click(driver, "create-session")
+    wait(driver).until(lambda d: element(d, "live-status").text == "live",
+                       message="the event stream never went live")
+    wait_for_path(driver, ["login"])
+    return text_of(driver, "session-id"), text_of(driver, "session-token")
+
+
+def test_the_context_set_by_the_backend_is_shown_read_only(browser):
+    assert BACKEND_KEY, "run starts the server with a backend key"
+    session_id, token = create_session(browser)
+    wait(browser).until(lambda d: "nothing set" in element(d, "context").text)
+    call("PUT", f"/v1/sessions/{session_id}/context", BACKEND_KEY,
+         {"authenticated": True, "plan": "pro", "roles": ["member", "admin"]})
+    expected = {"authenticated": "true", "plan": '"pro"', "roles": '["member","admin"]'}
+    wait(browser, SYNC).until(lambda d: context_entries(d) == expected,
+                              message=f"context never showed (was {context_entries(browser)})")
+    # Read only: nothing in the context panel is a control.
+    panel = element(browser, "context")
+    assert not panel.find_elements(By.CSS_SELECTOR, "input, button, select, textarea")
+    assert state(session_id, token)["context"]["plan"] == "pro"
+
+
+def test_a_redirect_shows_the_pending_request_until_the_backend_opens_it(browser):
+    session_id, token = create_zumry_at_login(browser)
+    assert element(browser, "pending").get_attribute("hidden") is not None
+    # dashboard is closed (it needs authenticated) and redirects to login: offered, and pushed
+    # it shows login again with the dashboard pending.
+    click(browser, "push-dashboard")
+    wait(browser).until(lambda d: element(d, "pending").is_displayed(),
+                        message="the pending request never showed")
+    pending = element(browser, "pending")
+    assert pending.get_attribute("data-route") == "dashboard"
+    assert pending.get_attribute("data-op") == "push"
+    assert "push dashboard" in pending.text
+    assert path_routes(browser)[-1] == "login"
+    assert pending.get_attribute("data-coordinator") == attributes(browser, "path-card",
+                                                                   "data-id")[-1]
+    assert state(session_id, token)["pending"]["route"] == "dashboard"
+    wait(browser).until(lambda d: "navigation.redirected" in attributes(d, "event", "data-type"))
+    # The backend says the user signed in: the dashboard is applied, the pending box goes.
+    call("PUT", f"/v1/sessions/{session_id}/context", BACKEND_KEY, {"authenticated": True})
+    wait(browser, SYNC).until(lambda d: not element(d, "pending").is_displayed(),
+                              message="the pending request stayed")
+    wait(browser, SYNC).until(lambda d: path_routes(d)[-1:] == ["dashboard"])
+    assert context_entries(browser) == {"authenticated": "true"}
+
+
+def test_the_leave_guard_toggle_sets_and_clears_it(browser):
+    session_id, token = create_session(browser)
+    push_detail(browser, 1)
+    wait_for_path(browser, ["master", "detail"])
+    click(browser, "leave-guard-c2")
+    prompt = alert_of(browser)
+    prompt.send_keys("Draft of a review")
+    prompt.accept()
+    wait(browser).until(lambda d: d.find_elements(*by_testid("guard-c2")),
+                        message="the guard never showed")
+    assert element(browser, "guard-c2").text == "Draft of a review"
+    assert element(browser, "leave-guard-c2").get_attribute("aria-pressed") == "true"
+    session = state(session_id, token)
+    assert session["path"][1]["leaveGuard"] == {"reason": "Draft of a review"}
+    assert session["allowed"]["leaveGuard"] == {"coordinator": "c2",
+                                                "reason": "Draft of a review"}
+    click(browser, "leave-guard-c2")
+    wait(browser).until(lambda d: not d.find_elements(*by_testid("guard-c2")),
+                        message="the guard stayed")
+    session = state(session_id, token)
+    assert "leaveGuard" not in session["path"][1]
+    assert "leaveGuard" not in session["allowed"]
+    types = attributes(browser, "event", "data-type")
+    assert types.count("leaveGuard.changed") == 2
+
+
+def test_a_discard_is_confirmed_before_it_is_sent(browser):
+    session_id, token = create_session(browser)
+    push_detail(browser, 1)
+    wait_for_path(browser, ["master", "detail"])
+    call("PUT", f"/v1/sessions/{session_id}/coordinators/c2/leave-guard", token,
+         {"reason": "Unsaved draft"})
+    wait(browser, SYNC).until(lambda d: d.find_elements(*by_testid("guard-c2")))
+    # allowed.back is false, but the button stays: pressed, it asks first.
+    wait(browser).until(lambda d: element(d, "back").is_enabled())
+    click(browser, "back")
+    confirm = alert_of(browser)
+    assert confirm.text == "Discard unsaved changes in c2: Unsaved draft?"
+    confirm.dismiss()
+    # No: nothing is discarded, and the refusal is shown.
+    wait_for_text(browser, "problem-code", "leave_blocked")
+    assert path_routes(browser) == ["master", "detail"]
+    assert len(state(session_id, token)["path"]) == 2
+    click(browser, "back")
+    alert_of(browser).accept()
+    wait_for_path(browser, ["master"])
+    assert [item["route"] for item in state(session_id, token)["path"]] == ["master"]
+    # The retry said discard, and only the retry.
+    sent = []
+    for entry in browser.get_log("performance"):
+        message = json.loads(entry["message"])["message"]
+        if message["method"] == "Network.requestWillBeSent":
+            request = message["params"]["request"]
+            if request["url"].endswith("/back"):
+                sent.append(json.loads(request.get("postData") or "{}").get("discard"))
+    assert sent == [None, None, True]

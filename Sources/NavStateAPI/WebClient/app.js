@@ -83,7 +83,35 @@ async function api(method, path, body, { token = app.token, quiet = false } = {}
 
 async function operate(name, body = {}) {
   if (!app.session) return;
-  const answer = await api("POST", `/v1/sessions/${enc(app.sid)}/${name}`, body);
+  let answer;
+  try {
+    answer = await api("POST", `/v1/sessions/${enc(app.sid)}/${name}`, body);
+  } catch (error) {
+    // A leave guard refused it: the user decides, and a yes sends it again with discard.
+    if (!error.problem || error.problem.code !== "leave_blocked" ||
+        !confirmDiscard(error.problem)) throw error;
+    answer = await api("POST", `/v1/sessions/${enc(app.sid)}/${name}`,
+      { ...body, discard: true });
+  }
+  if (answer && answer.session) setSession(answer.session);
+}
+
+function confirmDiscard(problem) {
+  return window.confirm(`Discard unsaved changes in ${problem.coordinator}: ${problem.reason}?`);
+}
+
+// Leave guards: a coordinator with unsaved changes; what would stop it asks first.
+async function toggleLeaveGuard(item) {
+  const path = `/v1/sessions/${enc(app.sid)}/coordinators/${enc(item.id)}/leave-guard`;
+  let answer;
+  if (item.leaveGuard) {
+    answer = await api("DELETE", path);
+  } else {
+    const reason = window.prompt(`Unsaved changes in ${item.route} (${item.id}): what would be lost?`,
+      "Unsaved changes");
+    if (reason === null) return;
+    answer = await api("PUT", path, { reason: reason.trim() || "Unsaved changes" });
+  }
   if (answer && answer.session) setSession(answer.session);
 }
 
@@ -383,7 +411,13 @@ function logEvent(type, event) {
     event.presentation));
   if (event.parent) parts.push(h("span", { class: "why" }, `in ${event.parent}`));
   if (event.tab !== undefined) parts.push(h("span", {}, `tab ${event.tab}`));
+  if (event.redirect) parts.push(h("span", { class: "why" }, `→ ${event.redirect}`));
   if (event.reason) parts.push(h("span", { class: "why" }, event.reason));
+  if (event.code) parts.push(h("span", { class: "why" }, event.code));
+  if (type === "leaveGuard.changed" && event.reason === null) {
+    parts.push(h("span", { class: "why" }, "cleared"));
+  }
+  if (event.context) parts.push(h("span", { class: "params" }, JSON.stringify(event.context)));
   if ("result" in event) parts.push(h("span", { class: "params" },
     `result ${JSON.stringify(event.result)}`));
   logEntry(type, event.seq, parts);
@@ -412,6 +446,7 @@ function render() {
   $("nav").disabled = !session;
   $("end").disabled = !session;
   renderPath(session);
+  renderContext(session);
   renderTree(session);
   renderActions(session);
   // A re-render replaces the forms: keep the caret where the user was typing.
@@ -456,12 +491,36 @@ function renderPath(session) {
         h("span", { class: "params" }, paramsText(item.params)),
         h("span", { class: "spacer" }),
         active ? h("span", { class: "pill" }, "active") : null,
+        item.leaveGuard ? h("span", { class: "guard", title: item.leaveGuard.reason },
+          "unsaved") : null,
         h("span", { class: `badge ${item.presentation}` }, item.presentation),
         h("span", { class: "cid" }, item.id)),
       actions.length ? h("div", { class: "actions" }, actions) : null);
     if (item.presentation === "push") card.style.setProperty("--depth", Math.min(depth, 8));
     return card;
   }));
+}
+
+// The context, as the backend set it (the page cannot change it), and the request a redirect
+// holds back until the context opens its route.
+function renderContext(session) {
+  const entries = Object.entries(session ? session.context || {} : {});
+  $("context").replaceChildren(...(entries.length ? entries.flatMap(([key, value]) => [
+    h("dt", {}, key),
+    h("dd", { "data-testid": "context-entry", "data-key": key }, JSON.stringify(value))]) :
+    [h("p", { class: "empty" }, session ? "{} — nothing set by the backend" : "–")]));
+  const pending = session && session.pending;
+  const box = $("pending");
+  box.hidden = !pending;
+  if (!pending) { box.replaceChildren(); return; }
+  box.dataset.route = pending.route;
+  box.dataset.op = pending.op;
+  box.dataset.coordinator = pending.coordinator;
+  box.replaceChildren(h("strong", {}, "Pending "),
+    h("span", {}, `${pending.op} ${pending.route}`),
+    pending.url ? h("span", { class: "params" }, pending.url) : null,
+    h("span", { class: "hint" }, ` waits on ${pending.coordinator}: applied when the context` +
+      " opens it"));
 }
 
 function renderTree(session) {
@@ -480,7 +539,14 @@ function renderTree(session) {
         h("strong", {}, item.route),
         h("span", { class: "params" }, paramsText(item.params)),
         h("span", { class: `badge ${item.presentation}` }, item.presentation),
-        selected ? h("span", { class: "mark" }, "selected") : null),
+        selected ? h("span", { class: "mark" }, "selected") : null,
+        item.leaveGuard ? h("span", { class: "guard", "data-testid": `guard-${item.id}`,
+          title: "leave guard" }, item.leaveGuard.reason) : null),
+      h("button", { class: `link guard-toggle${item.leaveGuard ? " on" : ""}`,
+        "aria-pressed": item.leaveGuard ? "true" : "false",
+        title: item.leaveGuard ? "clear the leave guard" : "set a leave guard (unsaved changes)",
+        "data-testid": `leave-guard-${item.id}`,
+        onclick: action(() => toggleLeaveGuard(item)) }, item.leaveGuard ? "unguard" : "guard"),
       removable ? h("button", { class: "x", title: `tear down ${item.id} and all under it`,
         "aria-label": `tear down ${item.id}`, "data-testid": `teardown-${item.id}`,
         onclick: action(() => teardown(item.id)) }, "×") : null,
@@ -508,10 +574,15 @@ function renderActions(session) {
   routesBox.replaceChildren();
   tabsBox.replaceChildren();
   const allowed = session ? session.allowed : null;
+  // A leave guard that blocks them leaves them on: pressed, they ask before discarding.
+  const guarded = allowed && allowed.leaveGuard;
   for (const [id, enabled] of [["back", allowed && allowed.back], ["pop", allowed && allowed.pop],
       ["pop-root", allowed && allowed.pop], ["dismiss", allowed && allowed.dismiss],
       ["dismiss-all", allowed && allowed.dismiss]]) {
-    $(id).disabled = !enabled;
+    $(id).disabled = !enabled && !guarded;
+    $(id).classList.toggle("guarded", !enabled && !!guarded);
+    if (!enabled && guarded) $(id).title = `asks first: ${guarded.coordinator} has unsaved changes`;
+    else $(id).removeAttribute("title");
   }
   if (!session || !app.graphs[session.graph]) return;
   const graph = app.graphs[session.graph];
