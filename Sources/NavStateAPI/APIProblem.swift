@@ -1,4 +1,5 @@
 import MicroHTTPServer
+import NavJSON
 import NavStateEngine
 import NavigationCore
 
@@ -63,12 +64,19 @@ public struct APIProblem: Error, Sendable {
     case .unprocessable: (status, title) = (422, "Operation refused")
     case .conflict: (status, title) = (409, "Operation conflicts with the session state")
     case .notFound: (status, title) = (404, "Not found")
-    // Issue 25 (guards): `requirement_not_met`. Its `route` and `missing` (error.details) are
-    // for the API layer of that issue to add to the problem.
-    case .forbidden: (status, title) = (403, "Forbidden")
+    case .forbidden: (status, title) = (403, "Requirement not met")
     }
     var extra: [(String, String)] = []
     if let index = error.opIndex { extra.append(("opIndex", String(index))) }
+    switch error.details {
+    case .requirementNotMet(let route, let missing):
+      extra.append(("route", JSONValue.string(route).encodedString))
+      extra.append(("missing", JSONValue.array(missing.map(JSONValue.string)).encodedString))
+    case .leaveBlocked(let coordinator, let reason):
+      extra.append(("coordinator", JSONValue.string(coordinator.description).encodedString))
+      extra.append(("reason", JSONValue.string(reason).encodedString))
+    case nil: break
+    }
     self.init(
       status: status, code: error.code.rawValue, title: title, detail: error.detail, extra: extra)
   }

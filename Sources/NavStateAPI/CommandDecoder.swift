@@ -98,9 +98,19 @@ public enum CommandDecoder {
     default:
       throw NavigationError(.invalidRequest, "unknown operation \(quoted(operation))")
     }
+    // `discard: true`: go ahead even if a coordinator it stops has a leave guard (SPEC 9.3).
+    var decided = command
+    if Self.discardable.contains(operation), try fields.bool("discard") == true {
+      decided = .discarding(command)
+    }
     try fields.rejectUnread()
-    return command
+    return decided
   }
+
+  /// The operations that can stop a coordinator the user is leaving, and so take `discard`.
+  static let discardable: Set<String> = [
+    "pop", "dismiss", "back", "replace", "state", "deeplink", "batch",
+  ]
 
   /// A batch element: `{"op": "push", ...the fields of that operation}`.
   static func batchOp(_ element: JSONValue) throws(NavigationError) -> Command {

@@ -11,9 +11,16 @@ extension NavStateService {
   /// (read and compared where it lies in the header, without a copy). A missing token is 401; a
   /// malformed one 401; a wrong token and an unknown session the same 404.
   func authorize(_ key: SessionID?, _ request: HTTPRequest) throws(APIProblem) -> SessionRecord {
+    try authorizeCaller(key, request).record
+  }
+
+  /// ``authorize(_:_:)``, saying who called: the session's token holder or the backend.
+  func authorizeCaller(_ key: SessionID?, _ request: HTTPRequest) throws(APIProblem)
+    -> (record: SessionRecord, caller: Caller)
+  {
     let result = request.headers.withFirstValue("authorization") { header in
       Result { () throws(EngineRefusal) in
-        try store.authorize(key: key, token: header.flatMap(BearerToken.token(in:)))
+        try store.authorizeCaller(key: key, token: header.flatMap(BearerToken.token(in:)))
       }
     }
     return try engine { () throws(EngineRefusal) in try result.get() }

@@ -10,14 +10,14 @@ extension NavStateService {
     _ request: HTTPRequest, key: SessionID?, coordinator: String,
     idempotency: IdempotencyClaim? = nil
   ) throws(APIProblem) -> HTTPResponse {
-    let record = try authorize(key, request)
+    let (record, caller) = try authorizeCaller(key, request)
     guard let target = CoordinatorID(coordinator) else {
       throw APIProblem(
         NavigationError(
           .unknownCoordinator, "\(quoted(coordinator)) is not a coordinator id (c1, c2, ...)"))
     }
     let response = try apply(
-      .teardown(target), to: record, request: request, idempotency: idempotency)
+      .teardown(target), to: record, by: caller, request: request, idempotency: idempotency)
     // An already stopped coordinator is a no-op success: clients retry and gestures race.
     return response.status == 200 && response.events == 0
       ? HTTPResponse(status: 204) : response.http
@@ -27,9 +27,9 @@ extension NavStateService {
     _ request: HTTPRequest, key: SessionID?, operation: String,
     idempotency: IdempotencyClaim? = nil
   ) throws(APIProblem) -> HTTPResponse {
-    let record = try authorize(key, request)
+    let (record, caller) = try authorizeCaller(key, request)
     return try apply(
-      try command(operation, for: request), to: record, request: request,
+      try command(operation, for: request), to: record, by: caller, request: request,
       idempotency: idempotency
     ).http
   }
@@ -56,16 +56,17 @@ extension NavStateService {
   /// Applies one command through the engine (``SessionStore/apply``) and answers its
   /// `MutationResult`, or `{version, events}` to a client that sent `Prefer: return=minimal`.
   func apply(
-    _ command: Command, to record: SessionRecord, request: HTTPRequest,
+    _ command: Command, to record: SessionRecord, by caller: Caller = .sessionHolder,
+    request: HTTPRequest, precondition: VersionPrecondition? = nil,
     idempotency: IdempotencyClaim? = nil
   )
     throws(APIProblem) -> Applied
   {
     let minimal = ReturnPreference.prefersMinimal(request.headers)
-    let precondition = Self.precondition(request)
+    let precondition = precondition ?? Self.precondition(request)
     let applied = try engine { () throws(EngineRefusal) in
       try store.apply(
-        command, to: record, precondition: precondition, minimal: minimal,
+        command, to: record, by: caller, precondition: precondition, minimal: minimal,
         idempotency: idempotency
       ) { version in Self.answerHeaders(version: version, minimal: minimal) }
     }

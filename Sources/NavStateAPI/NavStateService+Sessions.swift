@@ -8,11 +8,12 @@ extension NavStateService {
   func createSession(_ request: HTTPRequest) throws(APIProblem) -> HTTPResponse {
     var graphName: String?
     var root: RouteRequest?
+    var context = SessionContext()
     if let body = try Self.jsonBody(request) {
       guard let object = body.objectValue else {
         throw APIProblem(NavigationError(.invalidRequest, "the body must be a JSON object"))
       }
-      if let unknown = object.keys.first(where: { $0 != "graph" && $0 != "root" }) {
+      if let unknown = object.keys.first(where: { !Self.creationFields.contains($0) }) {
         throw APIProblem(
           NavigationError(.invalidRequest, "session creation has no field \(quoted(unknown))"))
       }
@@ -22,12 +23,14 @@ extension NavStateService {
       case .some:
         throw APIProblem(NavigationError(.invalidRequest, "'graph' must be a graph name"))
       }
-      if let rootValue = object["root"] {
-        do throws(NavigationError) {
-          root = try CommandDecoder.rootRequest(rootValue)
-        } catch {
-          throw APIProblem(error)
+      do throws(NavigationError) {
+        if let rootValue = object["root"] { root = try CommandDecoder.rootRequest(rootValue) }
+        if let contextValue = object["context"] {
+          context = try SessionContext(json: contextValue)
+          try context.checkSize()
         }
+      } catch {
+        throw APIProblem(error)
       }
     }
     let creatorResult = request.headers.withFirstValue("authorization") { header in
@@ -35,10 +38,11 @@ extension NavStateService {
         try store.creator(token: header.flatMap(BearerToken.token(in:)))
       }
     }
-    _ = try engine { () throws(EngineRefusal) in try creatorResult.get() }
+    let creator = try engine { () throws(EngineRefusal) in try creatorResult.get() }
     let created = try engine { () throws(EngineRefusal) in
       try store.createSession(
-        graph: graphName, root: root, client: clientAddresses.address(of: request))
+        graph: graphName, root: root, context: context, creator: creator,
+        client: clientAddresses.address(of: request))
     }
     let id = created.record.id
     let version = created.answer.version
@@ -49,6 +53,9 @@ extension NavStateService {
     response.headers.add("Cache-Control", "no-store")
     return response
   }
+
+  /// The members a creation's body may have.
+  static let creationFields: Set<String> = ["graph", "root", "context"]
 
   func getSession(_ request: HTTPRequest, key: SessionID?) throws(APIProblem) -> HTTPResponse {
     let record = try authorize(key, request)

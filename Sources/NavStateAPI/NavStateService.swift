@@ -75,6 +75,25 @@ public final class NavStateService: Sendable {
         try teardown(request, key: key, coordinator: coordinator, idempotency: claim)
       }
     }
+    for (method, merge) in [("PUT", false), ("PATCH", true)] {
+      router.add(method, "/v1/sessions/{sid}/context") { [self] request, params in
+        let key = sessionKey(params)
+        return mutation(request, key: key) { (claim) throws(APIProblem) in
+          try setContext(request, key: key, merge: merge, idempotency: claim)
+        }
+      }
+    }
+    for (method, clear) in [("PUT", false), ("DELETE", true)] {
+      router.add(method, "/v1/sessions/{sid}/coordinators/{cid}/leave-guard") {
+        [self] request, params in
+        let key = sessionKey(params)
+        let coordinator = params["cid"] ?? ""
+        return mutation(request, key: key) { (claim) throws(APIProblem) in
+          try setLeaveGuard(
+            request, key: key, coordinator: coordinator, clear: clear, idempotency: claim)
+        }
+      }
+    }
     router.add("GET", "/v1/sessions/{sid}/events") { [self] request, params in
       answer { () throws(APIProblem) in try listEvents(request, key: sessionKey(params)) }
     }

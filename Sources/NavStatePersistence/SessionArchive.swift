@@ -44,13 +44,17 @@ package enum SessionArchive {
     let records = data.log.records
     bytes.appendVarint(UInt64(records.count))
     bytes.append(contentsOf: records)
-    // After the log, and only when there are any: archives without keys read as before.
-    if let decisions = data.idempotency?.decisions, !decisions.isEmpty {
+    // After the log, and only when there are any: archives without keys read as before. Then
+    // the context, pending request and leave guards, when the session has any.
+    let decisions = data.idempotency?.decisions ?? []
+    let hasGuarding = navigation.guardingIdentity != nil
+    if !decisions.isEmpty || hasGuarding {
       bytes.appendVarint(UInt64(decisions.count))
       for (key, decision) in decisions {
         IdempotencyLedger.Decision.append(key: key, decision, to: &bytes)
       }
     }
+    if hasGuarding { appendGuarding(navigation, to: &bytes) }
     return bytes
   }
 
@@ -105,25 +109,30 @@ package enum SessionArchive {
           parent: parent == 0 ? nil : CoordinatorID(parent), children: children,
           selectedTab: tab == 0 ? nil : tab - 1))
     }
+    let logLength = try need(reader.count(), "event log")
+    guard logLength <= bytes.count - reader.offset else {
+      throw Damage(reason: "its event log is cut short")
+    }
+    let records = Array(bytes[reader.offset..<reader.offset + logLength])
+    var decisions: [(key: String, decision: IdempotencyLedger.Decision)] = []
+    reader = ByteReader(bytes, at: reader.offset + logLength)
+    if !reader.isAtEnd {
+      let count = try need(reader.count(), "idempotency keys")
+      for _ in 0..<count {
+        decisions.append(try need(IdempotencyLedger.Decision.read(&reader), "idempotency key"))
+      }
+    }
+    let guarding = reader.isAtEnd ? Guarding() : try readGuarding(&reader)
+    guard reader.isAtEnd else { throw Damage(reason: "it has bytes after its keys") }
     let navigation: NavigationState
     do {
       navigation = try NavigationState(
         restoring: graph, limits: configuration.limits, coordinators: coordinators,
         rootID: root == 0 ? nil : CoordinatorID(root), version: version,
-        lastIssuedID: lastIssuedID, lastSeq: lastSeq)
+        lastIssuedID: lastIssuedID, lastSeq: lastSeq, context: guarding.context,
+        pendingRequest: guarding.pending, leaveGuards: guarding.leaveGuards)
     } catch {
       throw Damage(reason: "its tree is not one the operations make: \(error.detail)")
-    }
-    let logLength = try need(reader.count(), "event log")
-    let records = Array(bytes[reader.offset..<reader.offset + logLength])
-    var decisions: [(key: String, decision: IdempotencyLedger.Decision)] = []
-    if reader.offset + logLength < bytes.count {
-      reader = ByteReader(bytes, at: reader.offset + logLength)
-      let count = try need(reader.count(), "idempotency keys")
-      for _ in 0..<count {
-        decisions.append(try need(IdempotencyLedger.Decision.read(&reader), "idempotency key"))
-      }
-      guard reader.isAtEnd else { throw Damage(reason: "it has bytes after its keys") }
     }
     let log = try need(
       EventLog(

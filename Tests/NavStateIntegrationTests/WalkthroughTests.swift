@@ -67,6 +67,32 @@ struct WalkthroughTests {
       ], "\(printed.output)")
   }
 
+  @Test("the guards walkthrough (Who may go where) prints what the README says it prints")
+  func guardsWalkthrough() throws {
+    let folder = FileManager.default.temporaryDirectory
+      .appendingPathComponent("navstate-guards-walkthrough-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let key = "walkthrough-backend-key-\(UUID().uuidString)"
+    let keyFile = folder.appendingPathComponent("backend-keys")
+    try Data((key + "\n").utf8).write(to: keyFile)
+    let server = try ServerProcess(["--backend-key-file", keyFile.path])
+    defer { server.stop() }
+    let printed = try Self.runBlock(
+      "guards-walkthrough", port: Int(server.port), environment: ["BACKEND_KEY": key], in: folder)
+    #expect(printed.status == 0, "\(printed.output)")
+    // The README shows the output right after the block: the two must agree.
+    let readme = try String(
+      contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../../README.md").standardized, encoding: .utf8)
+    let after = try #require(
+      readme.range(of: "<!-- guards-walkthrough:end -->\n\nIt prints:\n\n```\n"))
+    let end = try #require(readme.range(of: "\n```", range: after.upperBound..<readme.endIndex))
+    let shown = String(readme[after.upperBound..<end.lowerBound]).split(separator: "\n")
+    #expect(printed.output.split(separator: "\n") == shown, "\(printed.output)")
+    #expect(shown.count == 7)
+  }
+
   /// Runs the README's block between `<!-- NAME:start -->` and `<!-- NAME:end -->` with bash
   /// against the server on `port`; returns what it printed and its exit status.
   static func runBlock(

@@ -152,7 +152,9 @@ struct GraphValidationTests {
   @Test("the demo graph is the one of the README")
   func demo() throws {
     let graphs = try BuiltInGraphs.load()
-    #expect(graphs.map(\.name) == ["demo"])
+    #expect(graphs.map(\.name) == ["demo", "zumry"])
+    #expect(graphs.first { $0.name == "zumry" }?.hasGuards == true)
+    #expect(graphs.first { $0.name == "demo" }?.hasGuards == false)
     let demo = demoGraph
     #expect(demo.rootRoute == "master")
     #expect(

@@ -17,10 +17,14 @@ package final class StateCache: @unchecked Sendable {
   /// version that leaves an equal tree (a push and its pop in one batch) keeps it. A shape, not
   /// the table itself: a table kept here would share its storage with the session's live one,
   /// and the next operation would then copy every coordinator before changing it.
-  private(set) var tree: (root: CoordinatorID?, shape: TreeShape)?
+  /// With the shape, the context, pending request and leave guards the tail shows (see
+  /// `NavigationState.guardingIdentity`): kept, so that it cannot be freed and another take its
+  /// place.
+  private(set) var tree: (root: CoordinatorID?, shape: TreeShape, guarding: AnyObject?)?
   /// The tree and tail encoded before those: a push and then its pop (two calls, two versions)
   /// comes back to it, and the pop then encodes nothing.
-  private(set) var previous: (root: CoordinatorID?, shape: TreeShape, tail: EncodedTail)?
+  private(set) var previous:
+    (root: CoordinatorID?, shape: TreeShape, guarding: AnyObject?, tail: EncodedTail)?
 
   /// What it holds beyond the session itself.
   package var footprint: Int {
@@ -37,15 +41,21 @@ package final class StateCache: @unchecked Sendable {
 
   package func update(to state: NavigationState, head: [UInt8]) {
     self.head = head
-    let current = (root: state.rootID, shape: state.coordinators.shape)
-    if let tree, tree == current {
+    let current = (
+      root: state.rootID, shape: state.coordinators.shape, guarding: state.guardingIdentity
+    )
+    if let tree, tree.root == current.root, tree.shape == current.shape,
+      tree.guarding === current.guarding
+    {
       // Equal trees, equal tails.
-    } else if let previous, previous.root == current.root, previous.shape == current.shape {
+    } else if let previous, previous.root == current.root, previous.shape == current.shape,
+      previous.guarding === current.guarding
+    {
       // Back to the tree before: its tail becomes current, and the current one previous.
-      self.previous = tree.map { ($0.root, $0.shape, tail) }
+      self.previous = tree.map { ($0.root, $0.shape, $0.guarding, tail) }
       tail = previous.tail
     } else {
-      previous = tree.map { ($0.root, $0.shape, tail) }
+      previous = tree.map { ($0.root, $0.shape, $0.guarding, tail) }
       // Copying the identities of the coordinators the tree keeps from the tail before.
       tail = StateJSON.encodeTail(of: state, reusing: tail)
     }

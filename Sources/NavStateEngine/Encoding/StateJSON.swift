@@ -131,10 +131,17 @@ public enum StateJSON {
         } else if let node = state[id] {
           writeIdentity(node, into: &writer)
         }
+        writeLeaveGuard(of: id, in: state, into: &writer)
         writer.endObject()
       }
     }
     writer.endArray()
+    writer.key("context")
+    writeContext(state.context, into: &writer)
+    if let pending = state.pendingRequest {
+      writer.key("pending")
+      writePending(pending, into: &writer)
+    }
     writer.key("allowed")
     writeAffordances(state.allowed(active: path.last), into: &writer)
     // Kept with the session until the next version: `bytes` is exactly the size written.
@@ -166,6 +173,64 @@ public enum StateJSON {
     writer.beginArray()
     for id in allowed.teardown { writeID(id, into: &writer) }
     writer.endArray()
+    if !allowed.redirects.isEmpty {
+      writer.key("redirects")
+      writer.beginObject()
+      for route in allowed.redirects.keys.sorted() {
+        writer.key(plain: route)
+        writer.plainString(allowed.redirects[route] ?? "")
+      }
+      writer.endObject()
+    }
+    if let leaveGuard = allowed.leaveGuard {
+      writer.key("leaveGuard")
+      writer.beginObject()
+      writer.key("coordinator")
+      writeID(leaveGuard.coordinator, into: &writer)
+      writer.key("reason")
+      writer.string(leaveGuard.reason)
+      writer.endObject()
+    }
+    writer.endObject()
+  }
+
+  /// `"leaveGuard":{"reason":…}` after a coordinator's identity, when it has one. Not part of
+  /// the identity, which the next version's encoding copies: a guard comes and goes on a
+  /// coordinator that stays.
+  private static func writeLeaveGuard(
+    of id: CoordinatorID, in state: NavigationState, into writer: inout JSONWriter
+  ) {
+    guard let reason = state.leaveGuard(of: id) else { return }
+    writer.key("leaveGuard")
+    writer.beginObject()
+    writer.key("reason")
+    writer.string(reason)
+    writer.endObject()
+  }
+
+  /// The context as the backend set it: keys in order, so equal contexts encode equally.
+  package static func writeContext(_ context: SessionContext, into writer: inout JSONWriter) {
+    guard !context.isEmpty else {
+      writer.beginObject()
+      writer.endObject()
+      return
+    }
+    writer.value(context.json)
+  }
+
+  /// `{op, route, url?, coordinator}`
+  private static func writePending(_ pending: PendingRequest, into writer: inout JSONWriter) {
+    writer.beginObject()
+    writer.key("op")
+    writer.plainString(pending.op.rawValue)
+    writer.key("route")
+    writer.plainString(pending.route)
+    if let url = pending.url {
+      writer.key("url")
+      writer.string(url)
+    }
+    writer.key("coordinator")
+    writeID(pending.coordinator, into: &writer)
     writer.endObject()
   }
 
@@ -232,6 +297,7 @@ public enum StateJSON {
         }
         identities.append(
           EncodedTail.Span(id: id.number, start: start, count: writer.byteCount - start))
+        writeLeaveGuard(of: id, in: state, into: &writer)
         if let selected = state.coordinators.selectedTab(of: id) {
           writer.key("selectedTab")
           writer.int(selected)
@@ -403,6 +469,25 @@ public enum StateJSON {
       }
       writer.key("root")
       writer.bool(graph.mayBeRoot(route))
+      if let routeGuard = graph.routeGuard(of: route.name) {
+        writer.key("requires")
+        writer.beginObject()
+        for requirement in routeGuard.requires {
+          writer.key(named: requirement.key)
+          if requirement.accepted.count == 1, let only = requirement.accepted.first {
+            writer.value(only.json)
+          } else {
+            writer.beginArray()
+            for value in requirement.accepted { writer.value(value.json) }
+            writer.endArray()
+          }
+        }
+        writer.endObject()
+        if let redirect = routeGuard.redirect {
+          writer.key("redirect")
+          writer.plainString(redirect)
+        }
+      }
       writer.endObject()
     }
     writer.endArray()

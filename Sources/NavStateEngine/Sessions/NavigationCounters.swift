@@ -21,17 +21,19 @@ public final class NavigationCounters: Sendable {
   /// The counts now.
   public var snapshot: Counts { counts.withLock { $0 } }
 
-  func countStarts(_ events: [NavigationEvent], graph: String) {
+  /// Counts the routes `events` started and the guarded routes they redirected from.
+  func count(_ events: [NavigationEvent], graph: String) {
     counts.withLock { counts in
       for event in events {
-        guard case .started(_, let route, _, _, _) = event.kind else { continue }
-        counts.routeStarts[RouteKey(graph: graph, route: route), default: 0] += 1
+        switch event.kind {
+        case .started(_, let route, _, _, _):
+          counts.routeStarts[RouteKey(graph: graph, route: route), default: 0] += 1
+        case .navigationRedirected(let route, _, _):
+          counts.redirects[RouteKey(graph: graph, route: route), default: 0] += 1
+        default: break
+        }
       }
     }
-  }
-
-  func countRedirect(graph: String, route: String) {
-    counts.withLock { $0.redirects[RouteKey(graph: graph, route: route), default: 0] += 1 }
   }
 
   func countMigration(graph: String) {

@@ -81,9 +81,10 @@ public final class SessionStore: Sendable {
   }
 
   /// Opens a session; returns it with its token (the only time the token is shown).
-  package func create(graph name: String?, root: RouteRequest?, client: String, now: Timestamp)
-    throws(EngineRefusal) -> (SessionRecord, token: String)
-  {
+  package func create(
+    graph name: String?, root: RouteRequest?, context: SessionContext = SessionContext(),
+    client: String, now: Timestamp
+  ) throws(EngineRefusal) -> (SessionRecord, token: String) {
     let graphName = name ?? defaultGraph
     let generation = catalog.generation
     guard let graph = catalog.newest(graphName) else {
@@ -92,7 +93,7 @@ public final class SessionStore: Sendable {
     let (navigation, events): (NavigationState, [NavigationEvent])
     do {
       (navigation, events) = try NavigationState.start(
-        graph: graph, root: root, limits: configuration.limits)
+        graph: graph, root: root, context: context, limits: configuration.limits)
     } catch {
       throw EngineRefusal.navigation(error)
     }
@@ -127,7 +128,7 @@ public final class SessionStore: Sendable {
           throw EngineRefusal.journalUnavailable
         }
         coordinatorCount.wrappingAdd(navigation.liveCount, ordering: .relaxed)
-        countStarts(events, graph: graph.name)
+        counters.count(events, graph: graph.name)
         scheduleExpiry(of: record, at: data.expiresAt)
         return (record, token)
       }
@@ -273,25 +274,23 @@ public final class SessionStore: Sendable {
   /// What a token for an unknown session is compared with.
   private static let decoy = SessionToken(issuing: SecureRandom.token())
 
-  /// Counts the coordinators an operation started and stopped, and which routes it started.
-  /// Counts the routes `events` started, for `navstate_route_starts_total`.
-  package func countStarts(_ events: [NavigationEvent], graph: String) {
-    counters.countStarts(events, graph: graph)
-  }
-
+  /// Counts the coordinators an operation started and stopped, and for /metrics the routes it
+  /// started and the redirects it made.
   package func account(_ events: [NavigationEvent], graph: String) {
     var delta = 0
-    var starts = 0
+    var counted = false
     for event in events {
       switch event.kind {
-      case .started: starts += 1
+      case .started:
+        delta += 1
+        counted = true
       case .stopped: delta -= 1
+      case .navigationRedirected: counted = true
       default: break
       }
     }
-    delta += starts
     if delta != 0 { coordinatorCount.wrappingAdd(delta, ordering: .relaxed) }
-    if starts > 0 { countStarts(events, graph: graph) }
+    if counted { counters.count(events, graph: graph) }
   }
 
   /// Ends a session: every coordinator stops, then `session.ended`, and its streams finish.

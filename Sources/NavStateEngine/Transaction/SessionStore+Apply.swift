@@ -24,6 +24,18 @@ public struct AppliedCommand: ~Copyable {
   public consuming func takeAnswer() -> JSONWriter { answer }
 }
 
+extension Command {
+  /// Only the backend may give this command: it sets the session's context (SPEC 9.1).
+  var isBackendOnly: Bool {
+    switch self {
+    case .setContext: true
+    case .discarding(let command): command.isBackendOnly
+    case .batch(let commands): commands.contains { $0.isBackendOnly }
+    default: false
+    }
+  }
+}
+
 /// The transaction of an operation: everything one change does, under its session's lock.
 extension SessionStore {
   /// Applies `command` to `record` and answers `{version, session, events}`, or
@@ -35,10 +47,13 @@ extension SessionStore {
   /// With `idempotency`, the change settles its key with its answer, journaled in the same
   /// record; `decisionHeaders` gives the answer's header fields for the version it reached.
   package func apply(
-    _ command: Command, to record: SessionRecord, precondition: VersionPrecondition?,
-    minimal: Bool, idempotency: IdempotencyClaim? = nil,
+    _ command: Command, to record: SessionRecord, by caller: Caller = .sessionHolder,
+    precondition: VersionPrecondition?, minimal: Bool, idempotency: IdempotencyClaim? = nil,
     decisionHeaders: (Int) -> [IdempotencyLedger.Decision.Header] = { _ in [] }
   ) throws(EngineRefusal) -> AppliedCommand {
+    if caller != .backend, command.isBackendOnly {
+      throw EngineRefusal.backendOnly(what: "setting a session's context")
+    }
     let journal = self.journal
     var writer = JSONWriter(capacity: minimal ? 512 : 2048)
     let (version, events, graph) = try record.data.withLock {

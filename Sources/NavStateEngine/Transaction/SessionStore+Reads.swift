@@ -21,10 +21,17 @@ public struct CreatedSession: ~Copyable {
 /// The calls that read a session, and its creation's and deletion's answers.
 extension SessionStore {
   /// Opens a session and answers `{session, token}` (the only time the token is shown).
+  /// `context` is the backend's alone: a creation by anyone else (`creator` nil) with one is
+  /// refused.
   package func createSession(
-    graph name: String?, root: RouteRequest?, client: String, now: Timestamp = .now()
+    graph name: String?, root: RouteRequest?, context: SessionContext = SessionContext(),
+    creator: Caller? = nil, client: String, now: Timestamp = .now()
   ) throws(EngineRefusal) -> CreatedSession {
-    let (record, token) = try create(graph: name, root: root, client: client, now: now)
+    if !context.isEmpty, creator != .backend {
+      throw EngineRefusal.backendOnly(what: "a session's context")
+    }
+    let (record, token) = try create(
+      graph: name, root: root, context: context, client: client, now: now)
     var writer = JSONWriter(capacity: 1024)
     let version = record.data.withLock { data in
       writer.beginObject()
@@ -37,6 +44,16 @@ extension SessionStore {
       return data.navigation.version
     }
     return CreatedSession(record: record, answer: EncodedAnswer(version: version, body: writer))
+  }
+
+  /// The session's context now and the version it is at (a merge patch applies to it).
+  package func context(of record: SessionRecord) throws(EngineRefusal)
+    -> (SessionContext, version: Int)
+  {
+    try record.data.withLock { (data) throws(EngineRefusal) -> (SessionContext, version: Int) in
+      guard !data.ended else { throw EngineRefusal.sessionNotFound }
+      return (data.navigation.context, data.navigation.version)
+    }
   }
 
   /// The session's state, as JSON.

@@ -50,7 +50,9 @@ public struct NavigationState: Sendable {
           op: .create, route: route.name,
           action: .start(route: route.name, params: params, presentation: .root, parent: nil)),
         into: &pending)
-      return (state, state.commit(&pending))
+      // Committed first: a tuple would take the state before its events are numbered.
+      let events = state.commit(&pending)
+      return (state, events)
     }
     try state.checkLimit(adding: route.coordinatorCost, removing: 0)
     state.start(route, params: params, as: .root, under: nil, into: &pending)
@@ -154,6 +156,11 @@ public struct NavigationState: Sendable {
 }
 
 extension NavigationState {
+  /// Stands for the context, pending request and leave guards together: the same object while
+  /// none of them changes (every change makes a new one), nil while all are empty. An encoder
+  /// that keeps it can tell whether what it wrote from them still holds.
+  public var guardingIdentity: AnyObject? { guarding }
+
   /// What the app's backend says about the user; route guards read it (SPEC 9.1).
   public internal(set) var context: SessionContext {
     get { guarding?.context ?? SessionContext() }

@@ -3,23 +3,27 @@
 /// Their JSON files are compiled into the binary (SwiftPM's `.embedInCode` resources), so the
 /// release binary copied alone into an empty folder has them; no resource folder sits beside it.
 public enum BuiltInGraphs {
-  public static let resourceNames = ["demo"]
+  public static let resourceNames = ["demo", "zumry"]
 
   public static func load() throws(GraphError) -> [RouteGraph] {
     try loadWithSources().map(\.graph)
   }
 
-  /// The graphs with the JSON each was read from (a data directory keeps every version's JSON).
+  /// The graphs with the JSON each was read from (a data directory keeps every version's JSON):
+  /// `demo`, and `zumry`, Zumry's login / signup / dashboard / forgot-password flow, the example
+  /// of guards and redirects (SPEC 9.2): `dashboard` requires `{"authenticated": true}` and
+  /// redirects to `login`.
   public static func loadWithSources() throws(GraphError) -> [(graph: RouteGraph, source: [UInt8])]
   {
     let demo = PackageResources.demo_json
-    return [(try RouteGraph.decode(demo, source: "built-in demo.json"), demo)]
+    let zumry = PackageResources.zumry_json
+    return [
+      (try RouteGraph.decode(demo, source: "built-in demo.json"), demo),
+      (try RouteGraph.decode(zumry, source: "built-in zumry.json"), zumry),
+    ]
   }
 
-  /// Zumry's login / signup / dashboard / forgot-password flow, the example of guards and
-  /// redirects (SPEC 9.2): `dashboard` requires `{"authenticated": true}` and redirects to
-  /// `login`. Not among `load()`'s graphs yet: the service serves it once its API shows
-  /// `requires` and `redirect` (issue 25).
+  /// The `zumry` graph alone.
   public static func zumry() throws(GraphError) -> RouteGraph {
     try RouteGraph.decode(PackageResources.zumry_json, source: "built-in zumry.json")
   }
