@@ -38,15 +38,18 @@ struct GuardLiveTests {
     defer { server.stop() }
     let (session, state) = try await server.backend.createSession(graph: "zumry")
     #expect(state.context.isEmpty)
-    // The root, dashboard, is closed: the session starts at its redirect, login.
-    #expect(state.path.first?.route == "login")
+    // The root, dashboard, is closed: the session starts at its redirect, login, and the
+    // creation waits as the pending request.
+    #expect(state.path.map(\.route) == ["login"])
     let model = NavigationModel(session: session, state: state)
-    try await model.push("dashboard")
     let pending = try #require(model.pending)
-    #expect(pending.route == "dashboard" && pending.op == "push")
-    #expect(model.state?.path.last?.id == pending.coordinator)
-    #expect(model.state?.path.last?.route == "login")
+    #expect(pending.route == "dashboard" && pending.op == "create")
+    #expect(pending.coordinator == model.root?.id)
     #expect(model.allowed.redirects["dashboard"] == "login")
+    // A closed route whose redirect cannot be shown where it would go is refused.
+    let refused = await #expect(throws: NavStateError.self) { try await model.push("dashboard") }
+    #expect(refused?.code == .requirementNotMet && refused?.route == "dashboard")
+    #expect(refused?.missing == ["authenticated"])
 
     let login = try await server.backend.setContext(["authenticated": true], of: session.id)
     #expect(login.state.context == ["authenticated": true])
