@@ -5,7 +5,7 @@ import pathlib
 import tempfile
 import urllib.request
 
-from conftest import BASE, call
+from conftest import BACKEND_KEY, BASE, call
 from selenium.common.exceptions import (ElementClickInterceptedException,
                                         ElementNotInteractableException, NoSuchElementException,
                                         StaleElementReferenceException)
