@@ -335,7 +335,7 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/PopRequest/result`.
             internal var result: OpenAPIRuntime.OpenAPIValueContainer?
-            /// Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it such an operation is 409 `leave_blocked`.
+            /// Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it (false) such an operation is 409 `leave_blocked`. (No schema default: a generated client would send it with every call.)
             ///
             /// - Remark: Generated from `#/components/schemas/PopRequest/discard`.
             internal var discard: Swift.Bool?
@@ -346,7 +346,7 @@ extension Components {
             ///   - to: Pop everything above this coordinator of the active flow.
             ///   - toRoot:
             ///   - result: Any JSON value, handed to the coordinator that becomes active as a `coordinator.resumed` event (`null` means none).
-            ///   - discard: Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it such an operation is 409 `leave_blocked`.
+            ///   - discard: Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it (false) such an operation is 409 `leave_blocked`. (No schema default: a generated client would send it with every call.)
             internal init(
                 count: Swift.Int? = nil,
                 to: Components.Schemas.CoordinatorId? = nil,
@@ -463,7 +463,7 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/DismissRequest/result`.
             internal var result: OpenAPIRuntime.OpenAPIValueContainer?
-            /// Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it such an operation is 409 `leave_blocked`.
+            /// Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it (false) such an operation is 409 `leave_blocked`. (No schema default: a generated client would send it with every call.)
             ///
             /// - Remark: Generated from `#/components/schemas/DismissRequest/discard`.
             internal var discard: Swift.Bool?
@@ -473,7 +473,7 @@ extension Components {
             ///   - coordinator:
             ///   - all:
             ///   - result: Any JSON value, handed to the coordinator that becomes active as a `coordinator.resumed` event (`null` means none).
-            ///   - discard: Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it such an operation is 409 `leave_blocked`.
+            ///   - discard: Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it (false) such an operation is 409 `leave_blocked`. (No schema default: a generated client would send it with every call.)
             internal init(
                 coordinator: Components.Schemas.CoordinatorId? = nil,
                 all: Swift.Bool? = nil,
@@ -523,7 +523,7 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/BackRequest/result`.
             internal var result: OpenAPIRuntime.OpenAPIValueContainer?
-            /// Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it such an operation is 409 `leave_blocked`.
+            /// Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it (false) such an operation is 409 `leave_blocked`. (No schema default: a generated client would send it with every call.)
             ///
             /// - Remark: Generated from `#/components/schemas/BackRequest/discard`.
             internal var discard: Swift.Bool?
@@ -531,7 +531,7 @@ extension Components {
             ///
             /// - Parameters:
             ///   - result: Any JSON value, handed to the coordinator that becomes active as a `coordinator.resumed` event (`null` means none).
-            ///   - discard: Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it such an operation is 409 `leave_blocked`.
+            ///   - discard: Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it (false) such an operation is 409 `leave_blocked`. (No schema default: a generated client would send it with every call.)
             internal init(
                 result: OpenAPIRuntime.OpenAPIValueContainer? = nil,
                 discard: Swift.Bool? = nil
@@ -567,7 +567,7 @@ extension Components {
             internal var route: Swift.String
             /// - Remark: Generated from `#/components/schemas/ReplaceRequest/params`.
             internal var params: Components.Schemas.Params?
-            /// Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it such an operation is 409 `leave_blocked`.
+            /// Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it (false) such an operation is 409 `leave_blocked`. (No schema default: a generated client would send it with every call.)
             ///
             /// - Remark: Generated from `#/components/schemas/ReplaceRequest/discard`.
             internal var discard: Swift.Bool?
@@ -576,7 +576,7 @@ extension Components {
             /// - Parameters:
             ///   - route: A route of the session's graph.
             ///   - params:
-            ///   - discard: Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it such an operation is 409 `leave_blocked`.
+            ///   - discard: Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it (false) such an operation is 409 `leave_blocked`. (No schema default: a generated client would send it with every call.)
             internal init(
                 route: Swift.String,
                 params: Components.Schemas.Params? = nil,
@@ -697,7 +697,7 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/DeepLinkRequest/url`.
             internal var url: Swift.String
-            /// Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it such an operation is 409 `leave_blocked`.
+            /// Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it (false) such an operation is 409 `leave_blocked`. (No schema default: a generated client would send it with every call.)
             ///
             /// - Remark: Generated from `#/components/schemas/DeepLinkRequest/discard`.
             internal var discard: Swift.Bool?
@@ -705,7 +705,7 @@ extension Components {
             ///
             /// - Parameters:
             ///   - url: A path (`/master/detail/4`), an `http(s)://host/path?query` URL (host dropped) or a custom scheme (`myapp://master/detail/4`).
-            ///   - discard: Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it such an operation is 409 `leave_blocked`.
+            ///   - discard: Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it (false) such an operation is 409 `leave_blocked`. (No schema default: a generated client would send it with every call.)
             internal init(
                 url: Swift.String,
                 discard: Swift.Bool? = nil
@@ -790,7 +790,7 @@ extension Components {
         internal struct StateRequest: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/StateRequest/path`.
             internal var path: [Components.Schemas.PathEntry]
-            /// Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it such an operation is 409 `leave_blocked`.
+            /// Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it (false) such an operation is 409 `leave_blocked`. (No schema default: a generated client would send it with every call.)
             ///
             /// - Remark: Generated from `#/components/schemas/StateRequest/discard`.
             internal var discard: Swift.Bool?
@@ -798,7 +798,7 @@ extension Components {
             ///
             /// - Parameters:
             ///   - path:
-            ///   - discard: Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it such an operation is 409 `leave_blocked`.
+            ///   - discard: Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it (false) such an operation is 409 `leave_blocked`. (No schema default: a generated client would send it with every call.)
             internal init(
                 path: [Components.Schemas.PathEntry],
                 discard: Swift.Bool? = nil
@@ -832,7 +832,7 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/BatchRequest/ops`.
             internal var ops: [Components.Schemas.BatchOp]
-            /// Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it such an operation is 409 `leave_blocked`.
+            /// Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it (false) such an operation is 409 `leave_blocked`. (No schema default: a generated client would send it with every call.)
             ///
             /// - Remark: Generated from `#/components/schemas/BatchRequest/discard`.
             internal var discard: Swift.Bool?
@@ -840,7 +840,7 @@ extension Components {
             ///
             /// - Parameters:
             ///   - ops: Applied in order as one transaction: one version bump, all events, or nothing (the refused op's index is `opIndex`).
-            ///   - discard: Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it such an operation is 409 `leave_blocked`.
+            ///   - discard: Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it (false) such an operation is 409 `leave_blocked`. (No schema default: a generated client would send it with every call.)
             internal init(
                 ops: [Components.Schemas.BatchOp],
                 discard: Swift.Bool? = nil
@@ -977,7 +977,7 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/PushOp/singleTop`.
             internal var singleTop: Swift.Bool?
-            /// Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it such an operation is 409 `leave_blocked`.
+            /// Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it (false) such an operation is 409 `leave_blocked`. (No schema default: a generated client would send it with every call.)
             ///
             /// - Remark: Generated from `#/components/schemas/PushOp/discard`.
             internal var discard: Swift.Bool?
@@ -989,7 +989,7 @@ extension Components {
             ///   - params:
             ///   - target: Push onto this coordinator instead of the active one; it must have no push and no modal child.
             ///   - singleTop: When the route and params are already on top, change nothing (200, no events, same version).
-            ///   - discard: Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it such an operation is 409 `leave_blocked`.
+            ///   - discard: Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it (false) such an operation is 409 `leave_blocked`. (No schema default: a generated client would send it with every call.)
             internal init(
                 op: Components.Schemas.PushOp.OpPayload,
                 route: Swift.String,
@@ -1071,7 +1071,7 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/PopOp/result`.
             internal var result: OpenAPIRuntime.OpenAPIValueContainer?
-            /// Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it such an operation is 409 `leave_blocked`.
+            /// Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it (false) such an operation is 409 `leave_blocked`. (No schema default: a generated client would send it with every call.)
             ///
             /// - Remark: Generated from `#/components/schemas/PopOp/discard`.
             internal var discard: Swift.Bool?
@@ -1083,7 +1083,7 @@ extension Components {
             ///   - to: Pop everything above this coordinator of the active flow.
             ///   - toRoot:
             ///   - result: Any JSON value, handed to the coordinator that becomes active as a `coordinator.resumed` event (`null` means none).
-            ///   - discard: Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it such an operation is 409 `leave_blocked`.
+            ///   - discard: Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it (false) such an operation is 409 `leave_blocked`. (No schema default: a generated client would send it with every call.)
             internal init(
                 op: Components.Schemas.PopOp.OpPayload,
                 count: Swift.Int? = nil,
@@ -1161,7 +1161,7 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/PresentOp/style`.
             internal var style: Components.Schemas.ModalStyle?
-            /// Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it such an operation is 409 `leave_blocked`.
+            /// Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it (false) such an operation is 409 `leave_blocked`. (No schema default: a generated client would send it with every call.)
             ///
             /// - Remark: Generated from `#/components/schemas/PresentOp/discard`.
             internal var discard: Swift.Bool?
@@ -1172,7 +1172,7 @@ extension Components {
             ///   - route: A route of the session's graph.
             ///   - params:
             ///   - style: Default: sheet.
-            ///   - discard: Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it such an operation is 409 `leave_blocked`.
+            ///   - discard: Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it (false) such an operation is 409 `leave_blocked`. (No schema default: a generated client would send it with every call.)
             internal init(
                 op: Components.Schemas.PresentOp.OpPayload,
                 route: Swift.String,
@@ -1240,7 +1240,7 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/DismissOp/result`.
             internal var result: OpenAPIRuntime.OpenAPIValueContainer?
-            /// Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it such an operation is 409 `leave_blocked`.
+            /// Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it (false) such an operation is 409 `leave_blocked`. (No schema default: a generated client would send it with every call.)
             ///
             /// - Remark: Generated from `#/components/schemas/DismissOp/discard`.
             internal var discard: Swift.Bool?
@@ -1251,7 +1251,7 @@ extension Components {
             ///   - coordinator:
             ///   - all:
             ///   - result: Any JSON value, handed to the coordinator that becomes active as a `coordinator.resumed` event (`null` means none).
-            ///   - discard: Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it such an operation is 409 `leave_blocked`.
+            ///   - discard: Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it (false) such an operation is 409 `leave_blocked`. (No schema default: a generated client would send it with every call.)
             internal init(
                 op: Components.Schemas.DismissOp.OpPayload,
                 coordinator: Components.Schemas.CoordinatorId? = nil,
@@ -1315,7 +1315,7 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/BackOp/result`.
             internal var result: OpenAPIRuntime.OpenAPIValueContainer?
-            /// Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it such an operation is 409 `leave_blocked`.
+            /// Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it (false) such an operation is 409 `leave_blocked`. (No schema default: a generated client would send it with every call.)
             ///
             /// - Remark: Generated from `#/components/schemas/BackOp/discard`.
             internal var discard: Swift.Bool?
@@ -1324,7 +1324,7 @@ extension Components {
             /// - Parameters:
             ///   - op:
             ///   - result: Any JSON value, handed to the coordinator that becomes active as a `coordinator.resumed` event (`null` means none).
-            ///   - discard: Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it such an operation is 409 `leave_blocked`.
+            ///   - discard: Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it (false) such an operation is 409 `leave_blocked`. (No schema default: a generated client would send it with every call.)
             internal init(
                 op: Components.Schemas.BackOp.OpPayload,
                 result: OpenAPIRuntime.OpenAPIValueContainer? = nil,
@@ -1374,7 +1374,7 @@ extension Components {
             internal var route: Swift.String
             /// - Remark: Generated from `#/components/schemas/ReplaceOp/params`.
             internal var params: Components.Schemas.Params?
-            /// Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it such an operation is 409 `leave_blocked`.
+            /// Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it (false) such an operation is 409 `leave_blocked`. (No schema default: a generated client would send it with every call.)
             ///
             /// - Remark: Generated from `#/components/schemas/ReplaceOp/discard`.
             internal var discard: Swift.Bool?
@@ -1384,7 +1384,7 @@ extension Components {
             ///   - op:
             ///   - route: A route of the session's graph.
             ///   - params:
-            ///   - discard: Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it such an operation is 409 `leave_blocked`.
+            ///   - discard: Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it (false) such an operation is 409 `leave_blocked`. (No schema default: a generated client would send it with every call.)
             internal init(
                 op: Components.Schemas.ReplaceOp.OpPayload,
                 route: Swift.String,
@@ -1481,7 +1481,7 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/SelectTabOp/container`.
             internal var container: Components.Schemas.CoordinatorId?
-            /// Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it such an operation is 409 `leave_blocked`.
+            /// Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it (false) such an operation is 409 `leave_blocked`. (No schema default: a generated client would send it with every call.)
             ///
             /// - Remark: Generated from `#/components/schemas/SelectTabOp/discard`.
             internal var discard: Swift.Bool?
@@ -1491,7 +1491,7 @@ extension Components {
             ///   - op:
             ///   - tab: A tab index or a tab route name.
             ///   - container: The tab container; default: the nearest one on the visible path.
-            ///   - discard: Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it such an operation is 409 `leave_blocked`.
+            ///   - discard: Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it (false) such an operation is 409 `leave_blocked`. (No schema default: a generated client would send it with every call.)
             internal init(
                 op: Components.Schemas.SelectTabOp.OpPayload,
                 tab: Components.Schemas.SelectTabOp.TabPayload,
@@ -1547,7 +1547,7 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/DeepLinkOp/url`.
             internal var url: Swift.String
-            /// Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it such an operation is 409 `leave_blocked`.
+            /// Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it (false) such an operation is 409 `leave_blocked`. (No schema default: a generated client would send it with every call.)
             ///
             /// - Remark: Generated from `#/components/schemas/DeepLinkOp/discard`.
             internal var discard: Swift.Bool?
@@ -1556,7 +1556,7 @@ extension Components {
             /// - Parameters:
             ///   - op:
             ///   - url: A path (`/master/detail/4`), an `http(s)://host/path?query` URL (host dropped) or a custom scheme (`myapp://master/detail/4`).
-            ///   - discard: Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it such an operation is 409 `leave_blocked`.
+            ///   - discard: Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it (false) such an operation is 409 `leave_blocked`. (No schema default: a generated client would send it with every call.)
             internal init(
                 op: Components.Schemas.DeepLinkOp.OpPayload,
                 url: Swift.String,
@@ -1602,7 +1602,7 @@ extension Components {
             internal var op: Components.Schemas.StateOp.OpPayload
             /// - Remark: Generated from `#/components/schemas/StateOp/path`.
             internal var path: [Components.Schemas.PathEntry]
-            /// Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it such an operation is 409 `leave_blocked`.
+            /// Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it (false) such an operation is 409 `leave_blocked`. (No schema default: a generated client would send it with every call.)
             ///
             /// - Remark: Generated from `#/components/schemas/StateOp/discard`.
             internal var discard: Swift.Bool?
@@ -1611,7 +1611,7 @@ extension Components {
             /// - Parameters:
             ///   - op:
             ///   - path:
-            ///   - discard: Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it such an operation is 409 `leave_blocked`.
+            ///   - discard: Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it (false) such an operation is 409 `leave_blocked`. (No schema default: a generated client would send it with every call.)
             internal init(
                 op: Components.Schemas.StateOp.OpPayload,
                 path: [Components.Schemas.PathEntry],
@@ -1659,7 +1659,7 @@ extension Components {
             internal var op: Components.Schemas.TeardownOp.OpPayload
             /// - Remark: Generated from `#/components/schemas/TeardownOp/coordinator`.
             internal var coordinator: Components.Schemas.CoordinatorId
-            /// Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it such an operation is 409 `leave_blocked`.
+            /// Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it (false) such an operation is 409 `leave_blocked`. (No schema default: a generated client would send it with every call.)
             ///
             /// - Remark: Generated from `#/components/schemas/TeardownOp/discard`.
             internal var discard: Swift.Bool?
@@ -1668,7 +1668,7 @@ extension Components {
             /// - Parameters:
             ///   - op:
             ///   - coordinator:
-            ///   - discard: Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it such an operation is 409 `leave_blocked`.
+            ///   - discard: Stop coordinators that have a leave guard all the same (the user confirmed losing their changes); without it (false) such an operation is 409 `leave_blocked`. (No schema default: a generated client would send it with every call.)
             internal init(
                 op: Components.Schemas.TeardownOp.OpPayload,
                 coordinator: Components.Schemas.CoordinatorId,
