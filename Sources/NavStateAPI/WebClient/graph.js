@@ -281,7 +281,10 @@ const graphPicture = (() => {
 
   // An arrow, bowed up or down when straight it would run under a box on its way.
   function route(edge, from, to, boxes, height) {
-    const lifts = [0, -1, 1, -1.5, 1.5, -2, 2, -3, 3].map((factor) => factor * NODE_H);
+    // Never straight backwards, where it would lie on the forward arrows it returns along.
+    const backward = to.x + to.w < from.x;
+    const lifts = [0, -1, 1, -1.5, 1.5, -2, 2, -3, 3].filter((factor) => !backward || factor)
+      .map((factor) => factor * NODE_H);
     let first = null;
     for (const lift of lifts) {
       const drawn = curve(edge, from, to, lift);
@@ -313,8 +316,8 @@ const graphPicture = (() => {
     } else if (to.x + to.w < from.x) {  // backward: left side to right side, bowed
       start = [from.x, from.y + from.h / 2];
       end = [to.x + to.w, to.y + to.h / 2];
-      c1 = [start[0] - 50, start[1] + 40];
-      c2 = [end[0] + 50, end[1] + 40];
+      c1 = [start[0] - 60, start[1] + lift];
+      c2 = [end[0] + 60, end[1] + lift];
     } else {  // the same column: out and back in on the right
       start = [from.x + from.w, from.y + from.h / 2 + (to.y > from.y ? 6 : -6)];
       end = [to.x + to.w, to.y + to.h / 2 + (to.y > from.y ? -6 : 6)];
