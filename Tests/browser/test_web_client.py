@@ -445,6 +445,18 @@ def wait_for_on_path(driver, routes, seconds=SYNC):
                                 message=f"the picture's path never became {routes}")
 
 
+def save_picture(driver, name):
+    """A screenshot of the whole picture (the window made as tall as the page), into
+    SCREENSHOT_DIR or a scratch folder."""
+    folder = pathlib.Path(os.environ.get("SCREENSHOT_DIR") or tempfile.mkdtemp())
+    folder.mkdir(parents=True, exist_ok=True)
+    height = driver.execute_script("return document.documentElement.scrollHeight")
+    driver.set_window_size(1440, height + 200)
+    picture = element(driver, "graph-picture")
+    driver.execute_script("arguments[0].scrollIntoView()", picture)
+    assert picture.screenshot(str(folder / name))
+
+
 def test_the_graph_picture_draws_every_route_next_arrow_and_tab_group(browser):
     create_session(browser)
     graph = call("GET", "/v1/graphs/demo")
@@ -546,6 +558,7 @@ def test_the_graph_picture_marks_guarded_routes_and_draws_their_redirects(browse
     assert "redirect" in redirect.text
     kinds = attributes(browser, "graph-edge-dashboard-settings", "data-kind")
     assert kinds == ["next"]
+    save_picture(browser, "graph-picture-guards.png")
 
 
 def test_a_fifty_route_graph_renders_every_node_without_overlap(browser):
@@ -604,14 +617,7 @@ def test_a_fifty_route_graph_renders_every_node_without_overlap(browser):
             # Readable: the boxes are drawn at a size where their names can be read.
             heights = {round(box[3] - box[1]) for box in boxes.values()}
             assert min(heights) >= 26, heights
-            folder = pathlib.Path(os.environ.get("SCREENSHOT_DIR") or tempfile.mkdtemp())
-            folder.mkdir(parents=True, exist_ok=True)
-            # The whole picture, unscrolled: the window as tall as the page.
-            height = browser.execute_script("return document.documentElement.scrollHeight")
-            browser.set_window_size(1440, height + 200)
-            picture = element(browser, "graph-picture")
-            browser.execute_script("arguments[0].scrollIntoView()", picture)
-            assert picture.screenshot(str(folder / "graph-picture-50.png"))
+            save_picture(browser, "graph-picture-50.png")
         finally:
             stop_server(process)
 
