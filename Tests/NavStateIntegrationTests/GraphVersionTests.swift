@@ -580,6 +580,32 @@ struct GraphVersionTests {
     }
   }
 
+  @Test("a --graph file may bring a newer version of a built-in graph; an equal one refuses (65)")
+  func builtInGraphNewerVersionFromAFile() throws {
+    let folder = try Folder()
+    defer { folder.remove() }
+    let file = try folder.write("demo-v2.json", Self.demoV2)
+    let server = try ServerProcess(["--graph", file])
+    #expect(try Self.graphVersion(server.client) == 2)
+    let first = try server.client.request("GET", "/v1/graphs/demo?version=1")
+    #expect(first.status == 200)
+    let session = try TestSession(server.client)
+    #expect(session.created.json["session"]?["graphVersion"] == .int(2))
+    #expect(server.stop() == 0)
+    let same = try folder.write(
+      "demo-v1.json",
+      String(
+        decoding: try Data(
+          contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../Sources/NavigationCore/Resources/demo.json").standardized
+        ),
+        as: UTF8.self))
+    let outcome = try ProcessTests.runToExit(
+      ["--port", "0", "--graph", same], stopAfterStart: true)
+    #expect(outcome.status == 65, "\(outcome.errors)")
+    #expect(outcome.errors.contains("needs a higher version"), "\(outcome.errors)")
+  }
+
   // MARK: - 8: SIGHUP
 
   @Test("SIGHUP loads a --graph file whose version grew; an invalid one leaves the version loaded")
