@@ -69,7 +69,8 @@ let package = Package(
       // The web client's files, compiled into the binary (read as `PackageResources.app_js`...).
       resources: [
         .embedInCode("WebClient/index.html"), .embedInCode("WebClient/app.css"),
-        .embedInCode("WebClient/app.js"), .embedInCode("WebClient/favicon.svg"),
+        .embedInCode("WebClient/app.js"), .embedInCode("WebClient/graph.js"),
+        .embedInCode("WebClient/favicon.svg"),
       ],
       swiftSettings: strictSettings
     ),

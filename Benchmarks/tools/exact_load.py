@@ -5,7 +5,11 @@ Usage: exact_load.py PORT WORKLOAD WARM COUNT
   WORKLOAD: healthz | state (a 4-deep session) | pushpop (a batch push+pop) |
             pushthenpop (a push, then its pop, as two requests; counted per pair) |
             createdelete (one creation and one deletion per unit) | metrics (GET /metrics) |
-            baseline (GET / of hello.c)"""
+            baseline (GET / of hello.c) |
+            guarded-state, guarded-pushpop (state and pushpop on the guarded zumry graph, a
+            session whose context opens its routes: every push checks its requirements; needs
+            NAVSTATE_BACKEND_KEY, a key of the server's --backend-key-file)"""
+import os
 import json
 import socket
 import sys
@@ -17,6 +21,8 @@ base = f"http://127.0.0.1:{port}"
 
 def call(method, path, body=None, token=None):
     headers = {"Content-Type": "application/json"}
+    if token is None and path == "/v1/sessions" and os.environ.get("NAVSTATE_BACKEND_KEY"):
+        token = os.environ["NAVSTATE_BACKEND_KEY"]
     if token:
         headers["Authorization"] = f"Bearer {token}"
     data = json.dumps(body).encode() if body is not None else None
@@ -71,6 +77,17 @@ if workload in ("state", "pushpop", "pushthenpop"):
     push_request = frame("POST", f"/v1/sessions/{sid}/push", token,
                          {"route": "detail", "params": {"id": 9}})
     pop_request = frame("POST", f"/v1/sessions/{sid}/pop", token, {})
+if workload in ("guarded-state", "guarded-pushpop"):
+    created = call("POST", "/v1/sessions", {
+        "graph": "zumry", "context": {"authenticated": True, "emailVerified": True,
+                                      "roles": ["member"]}})
+    sid, token = created["session"]["id"], created["token"]
+    call("POST", f"/v1/sessions/{sid}/batch",
+         {"ops": [{"op": "push", "route": "checkout", "params": {"item": "a"}}]}, token)
+    state_request = frame("GET", f"/v1/sessions/{sid}", token)
+    batch_request = frame("POST", f"/v1/sessions/{sid}/batch", token,
+                          {"ops": [{"op": "pop"},
+                                   {"op": "push", "route": "checkout", "params": {"item": "b"}}]})
 healthz_request = frame("GET", "/healthz")
 metrics_request = frame("GET", "/metrics")
 baseline_request = frame("GET", "/")
@@ -84,9 +101,9 @@ def unit(index):
         exchange(connection, metrics_request)
     elif workload == "baseline":
         exchange(connection, baseline_request)
-    elif workload == "state":
+    elif workload in ("state", "guarded-state"):
         exchange(connection, state_request)
-    elif workload == "pushpop":
+    elif workload in ("pushpop", "guarded-pushpop"):
         exchange(connection, batch_request)
     elif workload == "pushthenpop":
         exchange(connection, push_request)

@@ -1,25 +1,28 @@
 import MicroHTTPServer
 
 /// The thin web client: one page (HTML, CSS and vanilla JavaScript, no build step, nothing loaded
-/// from elsewhere), served by the binary at `GET /`, with its style, script and icon as files of
-/// their own (`/app.css`, `/app.js`, `/favicon.svg`) so that its Content-Security-Policy needs no
-/// `'unsafe-inline'`.
+/// from elsewhere), served by the binary at `GET /`, with its style, scripts and icon as files
+/// of their own (`/app.css`, `/app.js`, `/graph.js`, `/favicon.svg`) so that its
+/// Content-Security-Policy needs no `'unsafe-inline'`.
 ///
 /// - It creates a session on any loaded graph (`GET /v1/graphs`) or opens one by id and token.
 ///   The token lives in `sessionStorage` only and travels in the `Authorization` header, never
 ///   in a URL: the event stream is read with `fetch` and a `ReadableStream`, not `EventSource`.
 /// - It draws the tree and the visible path, and builds its buttons from the graph: push,
 ///   present, replace (with typed param fields), pop, back, dismiss, tabs, teardown, deep links.
+/// - It draws the session's route graph (`graph.js`, from `GET /v1/graphs/{name}`) as an SVG
+///   picture with the visible path highlighted.
 /// - It stays in step with changes made elsewhere (another tab, curl): after each burst of
 ///   events it re-reads the state (unless it already holds that version), applies a `reset`
 ///   event's state as is, and reconnects with `Last-Event-ID` after a drop.
 ///
-/// Its files are real files in `WebClient/` (`index.html`, `app.css`, `app.js`, `favicon.svg`),
-/// compiled into the binary by SwiftPM (`.embedInCode` resources, read as `PackageResources`),
-/// so the binary serves them with no folder beside it. They are served byte for byte as they
-/// are on disk: nothing is substituted into them, since everything the page shows of this server
-/// (its graphs, sessions and versions) it fetches from the API. Each response, headers included,
-/// is built once when the router is made, and is a constant from then on.
+/// Its files are real files in `WebClient/` (`index.html`, `app.css`, `app.js`, `graph.js`,
+/// `favicon.svg`), compiled into the binary by SwiftPM (`.embedInCode` resources, read as
+/// `PackageResources`), so the binary serves them with no folder beside it. They are served byte
+/// for byte as they are on disk: nothing is substituted into them, since everything the page
+/// shows of this server (its graphs, sessions and versions) it fetches from the API. Each
+/// response, headers included, is built once when the router is made, and is a constant from
+/// then on.
 extension NavStateService {
   func addWebClient(to router: inout Router) {
     let page = Self.webClientFile(
@@ -29,6 +32,11 @@ extension NavStateService {
       ("/", page),
       ("/app.css", Self.webClientFile("text/css; charset=utf-8", PackageResources.app_css)),
       ("/app.js", Self.webClientFile("text/javascript; charset=utf-8", PackageResources.app_js)),
+      // The picture of the session's route graph, drawn in SVG by a script of its own.
+      (
+        "/graph.js",
+        Self.webClientFile("text/javascript; charset=utf-8", PackageResources.graph_js)
+      ),
       // The icon also where browsers look for one by default.
       ("/favicon.svg", icon),
       ("/favicon.ico", icon),

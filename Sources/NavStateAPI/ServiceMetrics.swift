@@ -51,7 +51,7 @@ public final class ServiceMetrics: Sendable {
         memoryAccounted: store.memory.usedBytes,
         memoryBudget: store.memory.limit),
       into: &text)
-    NavigationExposition.render(store.counters.snapshot, into: &text)
+    NavigationExposition.render(store.counters.snapshot(of: store.catalog), into: &text)
     return text
   }
 }

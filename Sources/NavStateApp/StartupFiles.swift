@@ -21,10 +21,15 @@ public enum StartupFiles {
     }
     for path in graphFiles {
       let graph = try read(graphFile: path)
-      guard !graphs.contains(where: { $0.graph.name == graph.graph.name }) else {
+      // A file may bring a newer version of a graph already loaded (a built-in one, or an
+      // earlier --graph file): both versions are kept, and sessions start on the newest.
+      let loaded = graphs.filter { $0.graph.name == graph.graph.name }.map(\.graph.version).max()
+      if let loaded, graph.graph.version <= loaded {
         throw StartupFailure(
           status: .badData,
-          message: "--graph \(path): a graph named '\(graph.graph.name)' is already loaded")
+          message:
+            "--graph \(path): a graph named '\(graph.graph.name)' is already loaded at version \(loaded); a file for it needs a higher version"
+        )
       }
       graphs.append(graph)
     }

@@ -13,6 +13,7 @@ struct WebClientTests {
     ("/", "index.html", "text/html; charset=utf-8"),
     ("/app.css", "app.css", "text/css; charset=utf-8"),
     ("/app.js", "app.js", "text/javascript; charset=utf-8"),
+    ("/graph.js", "graph.js", "text/javascript; charset=utf-8"),
     ("/favicon.svg", "favicon.svg", "image/svg+xml"),
     ("/favicon.ico", "favicon.svg", "image/svg+xml"),
   ]
@@ -47,7 +48,7 @@ struct WebClientTests {
     #expect(page.header("X-Frame-Options") == "DENY")
     #expect(page.header("Referrer-Policy") == "no-referrer")
     // The files the page names are the ones served.
-    for name in ["/app.css", "/app.js", "/favicon.svg"] {
+    for name in ["/app.css", "/app.js", "/graph.js", "/favicon.svg"] {
       #expect(page.text.contains("\"\(name)\""))
     }
   }

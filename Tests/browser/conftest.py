@@ -1,6 +1,7 @@
 """Fixtures: the live server (started by `run`) and headless Chromium windows."""
 import json
 import os
+import subprocess
 import urllib.request
 
 import pytest
@@ -64,3 +65,26 @@ def call(method, path, token=None, body=None):
     with urllib.request.urlopen(request, timeout=5) as response:
         text = response.read()
         return json.loads(text) if text else None
+
+
+def start_server(*arguments):
+    """Another navstate (the one `run` tests) on a free port with `arguments`, e.g. `--graph
+    FILE`; returns (process, base URL). Stop it with `stop_server`."""
+    binary = os.environ["NAVSTATE_BINARY"]
+    process = subprocess.Popen(["timeout", "-k", "5", "300", binary, "--port", "0",
+                                "--log-level", "error", *arguments],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    line = process.stdout.readline().strip()
+    if not line.startswith("listening on http://"):
+        process.kill()
+        raise AssertionError(f"navstate did not start: {line} {process.stderr.read()}")
+    return process, line.removeprefix("listening on ")
+
+
+def stop_server(process):
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()

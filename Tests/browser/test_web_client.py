@@ -5,7 +5,7 @@ import pathlib
 import tempfile
 import urllib.request
 
-from conftest import BACKEND_KEY, BASE, call
+from conftest import BACKEND_KEY, BASE, call, start_server, stop_server
 from selenium.common.exceptions import (ElementClickInterceptedException,
                                         ElementNotInteractableException, NoSuchElementException,
                                         StaleElementReferenceException)
@@ -512,3 +512,256 @@ def test_a_discard_is_confirmed_before_it_is_sent(browser):
             if request["url"].endswith("/back"):
                 sent.append(json.loads(request.get("postData") or "{}").get("discard"))
     assert sent == [None, None, True]
+
+
+# The route graph picture (graph.js) ---------------------------------------------------------
+
+def graph_picture(driver, graph=None):
+    """Waits for the picture (of `graph`, when named) and returns what it drew: nodes by route
+    with their data-on-path, edges as (from, to, kind), tab groups by container."""
+    def drawn(d):
+        svgs = d.find_elements(*by_testid("graph-svg"))
+        return svgs and (graph is None or svgs[0].get_attribute("data-graph") == graph)
+    wait(driver).until(drawn, message=f"the graph picture of {graph} was never drawn")
+    return driver.execute_script("""
+        const all = (id) => [...document.querySelectorAll(`[data-testid^="${id}"]`)];
+        return {
+          nodes: Object.fromEntries(all("graph-node-").map((node) =>
+            [node.dataset.route, node.dataset.onPath])),
+          edges: all("graph-edge-").map((edge) =>
+            [edge.dataset.from, edge.dataset.to, edge.dataset.kind, edge.dataset.onPath,
+             edge.dataset.testid]),
+          groups: Object.fromEntries(all("graph-tabs-").map((group) =>
+            [group.dataset.container, group.dataset.tabs.split(" ")])),
+          any: all("graph-any-").map((mark) => mark.dataset.testid.slice(10)),
+        };""")
+
+
+def node_boxes(driver):
+    """The screen rectangle of every node's box, by route."""
+    return driver.execute_script("""
+        return Object.fromEntries([...document.querySelectorAll(
+            '[data-testid^="graph-node-"] > rect.box')].map((box) => {
+          const r = box.getBoundingClientRect();
+          return [box.parentNode.dataset.route, [r.left, r.top, r.right, r.bottom]];
+        }));""")
+
+
+def inside(inner, outer):
+    return (outer[0] <= inner[0] and outer[1] <= inner[1] and inner[2] <= outer[2]
+            and inner[3] <= outer[3])
+
+
+def overlapping(boxes):
+    names = sorted(boxes)
+    pairs = []
+    for index, first in enumerate(names):
+        a = boxes[first]
+        for second in names[index + 1:]:
+            b = boxes[second]
+            if a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]:
+                pairs.append((first, second))
+    return pairs
+
+
+def on_path(driver):
+    return {route for route, flag in graph_picture(driver)["nodes"].items() if flag == "true"}
+
+
+def wait_for_on_path(driver, routes, seconds=SYNC):
+    wait(driver, seconds).until(lambda d: on_path(d) == set(routes),
+                                message=f"the picture's path never became {routes}")
+
+
+def save_picture(driver, name):
+    """A screenshot of the whole picture (the window made as tall as the page), into
+    SCREENSHOT_DIR or a scratch folder."""
+    folder = pathlib.Path(os.environ.get("SCREENSHOT_DIR") or tempfile.mkdtemp())
+    folder.mkdir(parents=True, exist_ok=True)
+    height = driver.execute_script("return document.documentElement.scrollHeight")
+    driver.set_window_size(1440, height + 200)
+    picture = element(driver, "graph-picture")
+    driver.execute_script("arguments[0].scrollIntoView()", picture)
+    assert picture.screenshot(str(folder / name))
+
+
+def test_the_graph_picture_draws_every_route_next_arrow_and_tab_group(browser):
+    create_session(browser)
+    graph = call("GET", "/v1/graphs/demo")
+    picture = graph_picture(browser, "demo")
+    routes = {route["name"]: route for route in graph["routes"]}
+    assert set(picture["nodes"]) == set(routes)
+    edges = {(edge[0], edge[1], edge[2]) for edge in picture["edges"]}
+    assert len(edges) == len(picture["edges"]), "an edge is drawn twice"
+    expected = set()
+    for route in graph["routes"]:
+        expected |= {(route["name"], to, "next") for to in route.get("next", [])}
+        expected |= {(route["name"], tab, "tab") for tab in route.get("tabs", [])}
+    assert edges == expected
+    assert ("detail", "detail", "next") in edges  # a route that may show itself
+    for edge in picture["edges"]:
+        assert edge[4] == f"graph-edge-{edge[0]}-{edge[1]}"
+    # A route without `next` may show any route: a mark, not an arrow to every route.
+    assert set(picture["any"]) == {name for name, route in routes.items() if "next" not in route}
+    assert "settings" in picture["any"] and "scene2" not in picture["any"]
+    # Each tab container's box holds its tabs, and only them.
+    containers = {name: route["tabs"] for name, route in routes.items() if "tabs" in route}
+    assert picture["groups"] == containers
+    boxes = node_boxes(browser)
+    for container, tabs in containers.items():
+        group = browser.execute_script(
+            "const r = document.querySelector(`[data-testid='graph-tabs-${arguments[0]}'] > rect`)"
+            ".getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]", container)
+        for name in routes:
+            assert inside(boxes[name], group) == (name in tabs), (container, name)
+    assert not overlapping(boxes)
+    # The legend says what each mark means.
+    legend = element(browser, "graph-legend").text
+    for words in ("next", "tab", "redirect", "guarded", "any", "on the visible path"):
+        assert words in legend, words
+
+
+def test_the_graph_picture_highlights_the_visible_path_live(browser):
+    session_id, token = create_session(browser)
+    graph_picture(browser, "demo")
+    wait_for_on_path(browser, ["master"])
+    call("POST", f"/v1/sessions/{session_id}/push", token, {"route": "detail", "params": {"id": 1}})
+    wait_for_on_path(browser, ["master", "detail"])
+    call("POST", f"/v1/sessions/{session_id}/present", token,
+         {"route": "settings", "style": "sheet"})
+    wait_for_on_path(browser, ["master", "detail", "settings"])
+    lit = {(edge[0], edge[1]) for edge in graph_picture(browser)["edges"] if edge[3] == "true"}
+    assert lit == {("master", "detail"), ("detail", "settings")}
+    active = browser.execute_script(
+        "return [...document.querySelectorAll('[data-testid^=\"graph-node-\"].active')]"
+        ".map((node) => node.dataset.route)")
+    assert active == ["settings"]
+    # Back dismisses the sheet: it leaves the path, the screen below it stays.
+    call("POST", f"/v1/sessions/{session_id}/back", token, {})
+    wait_for_on_path(browser, ["master", "detail"])
+    call("POST", f"/v1/sessions/{session_id}/pop", token, {})
+    wait_for_on_path(browser, ["master"])
+    assert not [edge for edge in graph_picture(browser)["edges"] if edge[3] == "true"]
+
+    # A tab's arrow from its container is on the path too; a deep link moves the whole path.
+    call("POST", f"/v1/sessions/{session_id}/deeplink", token, {"url": "myapp://tabs"})
+    wait_for_on_path(browser, ["tabs", "home"])
+    lit = {(edge[0], edge[1], edge[2]) for edge in graph_picture(browser)["edges"]
+           if edge[3] == "true"}
+    assert lit == {("tabs", "home", "tab")}
+
+
+def test_the_graph_picture_marks_guarded_routes_and_draws_their_redirects(browser):
+    # Guards (`requires`, `redirect`) are route fields of the API's graphs: here the page reads
+    # a demo graph with them added, as a server with guards would serve it.
+    create_session(browser)
+    graph_picture(browser, "demo")
+    browser.execute_script("""
+        const real = window.fetch;
+        window.fetch = async (url, options) => {
+          if (!String(url).startsWith("/v1/graphs/demo")) return real(url, options);
+          const response = await real("/v1/graphs/demo", options);
+          const graph = await response.json();
+          graph.version = 99;
+          for (const route of graph.routes) {
+            if (route.name === "dashboard") {
+              route.requires = { signedIn: true };
+              route.redirect = "login";
+            }
+            if (route.name === "profile") route.requires = { role: ["member", "admin"] };
+          }
+          return new Response(JSON.stringify(graph),
+                              { headers: { "Content-Type": "application/json" } });
+        };
+        graphPicture.show({ ...app.session, graphVersion: 99 });""")
+    wait(browser).until(lambda d: d.find_element(*by_testid("graph-svg"))
+                        .get_attribute("data-version") == "99")
+    guarded = browser.execute_script(
+        "return [...document.querySelectorAll('[data-guarded=\"true\"]')]"
+        ".map((node) => node.dataset.route).sort()")
+    assert guarded == ["dashboard", "profile"]
+    assert browser.find_elements(By.CSS_SELECTOR, '[data-testid="graph-node-dashboard"] .lock')
+    redirect = element(browser, "graph-edge-dashboard-login")
+    assert redirect.get_attribute("data-kind") == "redirect"
+    assert "redirect" in redirect.text
+    kinds = attributes(browser, "graph-edge-dashboard-settings", "data-kind")
+    assert kinds == ["next"]
+    save_picture(browser, "graph-picture-guards.png")
+
+
+def test_a_fifty_route_graph_renders_every_node_without_overlap(browser):
+    # A shop: a root with sections, each with a list, items and their sheets; a tab container;
+    # some routes with no `next` (they may show any route) and some linked to nothing.
+    routes = [{"name": "home", "path": "/home", "root": True,
+               "next": [f"section{s}" for s in range(6)] + ["account"]}]
+    for s in range(6):
+        routes.append({"name": f"section{s}", "path": f"/section{s}",
+                       "next": [f"list{s}", f"search{s}"]})
+        routes.append({"name": f"list{s}", "path": f"/list{s}",
+                       "next": [f"item{s}", f"filter{s}"]})
+        routes.append({"name": f"item{s}", "path": f"/item{s}/{{id}}",
+                       "params": {"id": {"type": "int", "required": True}},
+                       "next": [f"item{s}", "cart"]})
+        routes.append({"name": f"filter{s}", "path": f"/filter{s}", "presentation": "sheet",
+                       "presentations": ["sheet"], "next": []})
+        routes.append({"name": f"search{s}", "path": f"/search{s}"})  # no next: any route
+    routes.append({"name": "cart", "path": "/cart", "presentation": "sheet",
+                   "presentations": ["sheet"], "next": ["checkout"]})
+    routes.append({"name": "checkout", "path": "/checkout", "next": ["receipt"]})
+    routes.append({"name": "receipt", "path": "/receipt", "next": []})
+    routes.append({"name": "account", "path": "/account", "root": True,
+                   "tabs": ["orders", "addresses", "payments", "preferences"]})
+    for tab in ("orders", "addresses", "payments", "preferences"):
+        routes.append({"name": tab, "path": f"/{tab}", "next": ["help"]})
+    routes.append({"name": "help", "path": "/help", "presentation": "sheet",
+                   "presentations": ["sheet"]})
+    while len(routes) < 50:
+        routes.append({"name": f"promo{len(routes)}", "path": f"/promo{len(routes)}"})
+    assert len(routes) == 50
+    with tempfile.TemporaryDirectory() as folder:
+        path = pathlib.Path(folder) / "shop.json"
+        path.write_text(json.dumps({"name": "shop", "root": "home", "routes": routes}))
+        process, base = start_server("--graph", str(path))
+        try:
+            request = urllib.request.Request(
+                f"{base}/v1/sessions", method="POST", headers={"Content-Type": "application/json"},
+                data=json.dumps({"graph": "shop"}).encode())
+            with urllib.request.urlopen(request, timeout=5) as response:
+                created = json.loads(response.read())
+            browser.get(base + "/")
+            wait(browser).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#graph option"))
+            element(browser, "open-id").send_keys(created["session"]["id"])
+            element(browser, "open-token").send_keys(created["token"])
+            click(browser, "open-session")
+            picture = graph_picture(browser, "shop")
+            assert len(picture["nodes"]) == 50
+            assert set(picture["nodes"]) == {route["name"] for route in routes}
+            assert picture["nodes"]["home"] == "true"
+            assert picture["groups"] == {"account": ["orders", "addresses", "payments",
+                                                     "preferences"]}
+            boxes = node_boxes(browser)
+            assert len(boxes) == 50
+            assert not overlapping(boxes)
+            # Readable: the boxes are drawn at a size where their names can be read.
+            heights = {round(box[3] - box[1]) for box in boxes.values()}
+            assert min(heights) >= 26, heights
+            save_picture(browser, "graph-picture-50.png")
+        finally:
+            stop_server(process)
+
+
+def test_screenshot_of_the_graph_picture_with_a_detail_and_a_sheet(browser):
+    session_id, token = create_session(browser)
+    push_detail(browser, 4)
+    wait_for_path(browser, ["master", "detail"])
+    click(browser, "present-sheet-settings")
+    wait_for_path(browser, ["master", "detail", "settings"])
+    wait_for_on_path(browser, ["master", "detail", "settings"])
+    panel = element(browser, "graph-panel")
+    browser.execute_script("arguments[0].scrollIntoView(); document.activeElement.blur()", panel)
+    ActionChains(browser).move_to_element(browser.find_element(By.TAG_NAME, "h1")).perform()
+    browser.execute_script("arguments[0].scrollIntoView()", panel)
+    # As for the page's picture: `SCREENSHOT_DIR=docs Tests/browser/run -k screenshot`.
+    folder = pathlib.Path(os.environ.get("SCREENSHOT_DIR") or tempfile.mkdtemp())
+    folder.mkdir(parents=True, exist_ok=True)
+    assert panel.screenshot(str(folder / "graph-picture.png"))

@@ -449,6 +449,7 @@ function render() {
   renderContext(session);
   renderTree(session);
   renderActions(session);
+  graphPicture.show(session);  // graph.js: the route graph, its visible path highlighted
   // A re-render replaces the forms: keep the caret where the user was typing.
   if (focusId && !document.body.contains(focused)) {
     const again = document.querySelector(`[data-testid="${CSS.escape(focusId)}"]`);

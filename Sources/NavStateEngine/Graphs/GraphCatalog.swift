@@ -11,10 +11,13 @@ public final class GraphCatalog: Sendable {
   public struct Version: Sendable {
     public var graph: RouteGraph
     public var source: [UInt8]
+    /// What sessions on this version started and were redirected from.
+    public let counts: RouteCounts
 
     public init(graph: RouteGraph, source: [UInt8]) {
       self.graph = graph
       self.source = source
+      self.counts = RouteCounts(graph: graph)
     }
   }
 
@@ -47,6 +50,11 @@ public final class GraphCatalog: Sendable {
   /// Every version of every graph, oldest first within each name.
   public var allVersions: [Version] {
     versions.withLock { all in all.keys.sorted().flatMap { all[$0] ?? [] } }
+  }
+
+  /// The counts of `graph`'s version (a session holds them, see ``RouteCounts``).
+  public func counts(for graph: RouteGraph) -> RouteCounts? {
+    versions.withLock { $0[graph.name]?.first { $0.graph === graph }?.counts }
   }
 
   /// Version `version` of the graph called `name`.

@@ -50,7 +50,8 @@ extension SessionStore {
       data.deliverReset(writer.bytes)
     }
     reaccount(&data)
-    account(migrated.1, graph: data.navigation.graph.name)
+    data.routeCounts = catalog.counts(for: data.navigation.graph)
+    account(migrated.1, counts: data.routeCounts)
     counters.countMigration(graph: data.navigation.graph.name)
   }
 

@@ -1,8 +1,9 @@
 import NavigationCore
 import Synchronization
 
-/// What navigation did since start, for `/metrics`: the coordinators started per route, the
-/// redirects per guarded route, and the migrations per graph.
+/// What navigation did since start, for `/metrics`: the migrations per graph here, and with the
+/// catalog's ``RouteCounts`` the coordinators started per route and the redirects per guarded
+/// route.
 public final class NavigationCounters: Sendable {
   /// A route of a graph (by name: its versions count together).
   public struct RouteKey: Hashable, Sendable {
@@ -18,22 +19,20 @@ public final class NavigationCounters: Sendable {
 
   private let counts = Mutex(Counts())
 
-  /// The counts now.
-  public var snapshot: Counts { counts.withLock { $0 } }
-
-  /// Counts the routes `events` started and the guarded routes they redirected from.
-  func count(_ events: [NavigationEvent], graph: String) {
-    counts.withLock { counts in
-      for event in events {
-        switch event.kind {
-        case .started(_, let route, _, _, _):
-          counts.routeStarts[RouteKey(graph: graph, route: route), default: 0] += 1
-        case .navigationRedirected(let route, _, _):
-          counts.redirects[RouteKey(graph: graph, route: route), default: 0] += 1
-        default: break
-        }
+  /// The counts now: the starts and redirects of every version of every graph (``RouteCounts``),
+  /// by graph name and route.
+  public func snapshot(of catalog: GraphCatalog) -> Counts {
+    var snapshot = counts.withLock { $0 }
+    for version in catalog.allVersions {
+      let named = version.counts.snapshot
+      for (route, count) in named.starts {
+        snapshot.routeStarts[RouteKey(graph: version.graph.name, route: route), default: 0] += count
+      }
+      for (route, count) in named.redirects {
+        snapshot.redirects[RouteKey(graph: version.graph.name, route: route), default: 0] += count
       }
     }
+    return snapshot
   }
 
   func countMigration(graph: String) {

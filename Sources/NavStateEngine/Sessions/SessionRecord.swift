@@ -34,6 +34,8 @@ public final class SessionRecord: Sendable {
     /// The graph catalog's generation when the session last looked for a newer version of its
     /// graph (see `SessionStore.migrateIfBehind`).
     package var catalogGeneration = 0
+    /// Where the starts and redirects of this session's graph version are counted.
+    package var routeCounts: RouteCounts?
     /// What this session is counted for in the memory budget.
     package var accountedBytes = 0
     /// The encoded state, kept only while the session is in use (nil otherwise), so that an idle

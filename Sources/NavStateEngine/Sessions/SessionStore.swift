@@ -106,6 +106,7 @@ public final class SessionStore: Sendable {
         capacity: configuration.eventBufferSize, maxBytes: configuration.eventBufferBytes))
     data.record(events)
     data.catalogGeneration = generation
+    data.routeCounts = catalog.counts(for: graph)
     data.accountedBytes = MemoryFootprint.session(data)
     memory.add(data.accountedBytes)
     let token = SecureRandom.token()
@@ -128,7 +129,7 @@ public final class SessionStore: Sendable {
           throw EngineRefusal.journalUnavailable
         }
         coordinatorCount.wrappingAdd(navigation.liveCount, ordering: .relaxed)
-        counters.count(events, graph: graph.name)
+        data.routeCounts?.count(events)
         scheduleExpiry(of: record, at: data.expiresAt)
         return (record, token)
       }
@@ -139,8 +140,9 @@ public final class SessionStore: Sendable {
   /// memory budget and the expiry queue. The limits do not apply (these sessions were admitted
   /// when they were made); one already expired ends at the next expiry tick, with its events.
   package func restore(_ record: SessionRecord) {
-    let (accounted, expiresAt, live) = record.data.withLock {
-      ($0.accountedBytes, $0.expiresAt, $0.navigation.liveCount)
+    let (accounted, expiresAt, live) = record.data.withLock { data in
+      data.routeCounts = catalog.counts(for: data.navigation.graph)
+      return (data.accountedBytes, data.expiresAt, data.navigation.liveCount)
     }
     shard(for: record.key).sessions.withLock { $0[record.key] = record }
     sessionCount.wrappingAdd(1, ordering: .relaxed)
@@ -276,7 +278,7 @@ public final class SessionStore: Sendable {
 
   /// Counts the coordinators an operation started and stopped, and for /metrics the routes it
   /// started and the redirects it made.
-  package func account(_ events: [NavigationEvent], graph: String) {
+  package func account(_ events: [NavigationEvent], counts: RouteCounts?) {
     var delta = 0
     var counted = false
     for event in events {
@@ -290,7 +292,7 @@ public final class SessionStore: Sendable {
       }
     }
     if delta != 0 { coordinatorCount.wrappingAdd(delta, ordering: .relaxed) }
-    if counted { counters.count(events, graph: graph) }
+    if counted { counts?.count(events) }
   }
 
   /// Ends a session: every coordinator stops, then `session.ended`, and its streams finish.
@@ -327,7 +329,7 @@ public final class SessionStore: Sendable {
     endedSessions.withLock {
       $0.remember(record.key, token: record.token, reason: reason, now: now)
     }
-    account(ended.events, graph: record.data.withLock { $0.navigation.graph.name })
+    account(ended.events, counts: nil)
     if reason == .expired { expiredCount.wrappingAdd(1, ordering: .relaxed) }
     // The streams end last, after `session.ended` and after the counts: a client that sees its
     // stream end and then reads /metrics finds the session gone from them.

@@ -56,8 +56,8 @@ extension SessionStore {
     }
     let journal = self.journal
     var writer = JSONWriter(capacity: minimal ? 512 : 2048)
-    let (version, events, graph) = try record.data.withLock {
-      (data) throws(EngineRefusal) -> (Int, [NavigationEvent], String) in
+    let (version, events, counts) = try record.data.withLock {
+      (data) throws(EngineRefusal) -> (Int, [NavigationEvent], RouteCounts?) in
       try call(record, &data)
       try precondition?.check(data.navigation.version)
       // Near the memory budget, keep what is needed to undo the operation should it grow the
@@ -110,7 +110,7 @@ extension SessionStore {
           data.settle(decided.key, with: decided.decision)
           delivered(data.deliver(data.streamEntries(events)))
           noteStateCache(of: record, &data, grew: true)
-          return (data.navigation.version, events, data.navigation.graph.name)
+          return (data.navigation.version, events, data.routeCounts)
         }
         entries = data.streamEntries(events)
         delivered(data.deliver(entries))
@@ -118,9 +118,9 @@ extension SessionStore {
       Self.writeAnswer(record, &data, minimal: minimal, events, entries, into: &writer)
       // After the state is written: its encoding is kept with the session, and counted.
       noteStateCache(of: record, &data, grew: !events.isEmpty)
-      return (data.navigation.version, events, data.navigation.graph.name)
+      return (data.navigation.version, events, data.routeCounts)
     }
-    account(events, graph: graph)
+    account(events, counts: counts)
     return AppliedCommand(version: version, eventCount: events.count, answer: writer)
   }
 

@@ -64,6 +64,9 @@ public final class RouteGraph: Sendable {
     self.rootChoices = choices { $0.mayBeRoot || $0.name == rootRoute }
   }
 
+  /// The position of the route called `name` in `routes` (nil: no such route).
+  public func routeIndex(of name: String) -> Int? { index(of: name) }
+
   /// The position of the route called `name` in `routes`.
   func index(of name: String) -> Int? {
     guard let smallNames else { return indexByName[name] }
