@@ -144,6 +144,13 @@ let package = Package(
     // the raw HTTP client they and MicroHTTPServerTests share.
     .target(name: "NavStateTestSupport", path: "Tests/NavStateTestSupport"),
     .testTarget(
+      name: "NavStateAppTests",
+      dependencies: [
+        "NavStateApp", "NavStateTestSupport", .product(name: "Logging", package: "swift-log"),
+      ],
+      swiftSettings: strictSettings
+    ),
+    .testTarget(
       name: "NavStateIntegrationTests",
       dependencies: ["NavJSON", "NavStateTestSupport", "navstate"],
       swiftSettings: strictSettings

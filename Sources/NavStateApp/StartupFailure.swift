@@ -7,7 +7,7 @@
 /// ArgumentParser; everything here happens after the options were understood, so it is one line
 /// on standard error and no usage text.
 public struct StartupFailure: Error, CustomStringConvertible {
-  package enum Status: Int32, CaseIterable {
+  public enum Status: Int32, CaseIterable, Sendable {
     /// The options contradict each other (64, EX_USAGE), e.g. `--default-graph` names no graph.
     case usage = 64
     /// A graph file is not valid JSON or not a valid graph, or the data directory's snapshot is
@@ -22,8 +22,8 @@ public struct StartupFailure: Error, CustomStringConvertible {
     case systemError = 71
   }
 
-  package var status: Status
-  package var message: String
+  public var status: Status
+  public var message: String
 
   public var description: String { message }
 
