@@ -98,7 +98,7 @@ public enum CommandDecoder {
     default:
       throw NavigationError(.invalidRequest, "unknown operation \(quoted(operation))")
     }
-    // `discard: true`: go ahead even if a coordinator it stops has a leave guard (SPEC 9.3).
+    // `discard: true`: go ahead even if a coordinator it stops has a leave guard (docs/behaviour.md section 11).
     var decided = command
     if Self.discardable.contains(operation), try fields.bool("discard") == true {
       decided = .discarding(command)

@@ -3,7 +3,7 @@ import NavJSON
 import NavStateEngine
 import NavigationCore
 
-/// Context and leave guards (SPEC 9.1 and 9.3): each a change like any other, answered as a
+/// Context and leave guards (docs/behaviour.md sections 9 and 11): each a change like any other, answered as a
 /// mutation, through the engine's transaction.
 extension NavStateService {
   /// `PUT .../context` replaces the context; `PATCH` applies an RFC 7396 merge patch to it. The

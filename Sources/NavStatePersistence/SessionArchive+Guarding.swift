@@ -2,7 +2,7 @@ import NavJSON
 import NavStateEngine
 import NavigationCore
 
-/// A session's context, pending request and leave guards (SPEC 9.1 to 9.3) in its archive:
+/// A session's context, pending request and leave guards (docs/behaviour.md sections 9 to 11) in its archive:
 /// after its idempotency keys, and only when it has any of them, so that archives without them
 /// read as before.
 extension SessionArchive {

@@ -4,7 +4,7 @@ import NavStateTestSupport
 import NavigationCore
 import Testing
 
-/// Context, guards and leave guards over HTTP (SPEC 9.1 to 9.3): each answer's status, code and
+/// Context, guards and leave guards over HTTP (docs/behaviour.md sections 9 to 11): each answer's status, code and
 /// members, in process.
 @Suite struct GuardsAPITests {
   static let key = "guards-api-backend-key-0123456789abcdef"

@@ -27,7 +27,7 @@ struct BackendServer {
   }
 }
 
-/// Context, redirects, pending requests and leave guards against the real server (SPEC 9.1 to
+/// Context, redirects, pending requests and leave guards against the real server (docs/behaviour.md section 9 to
 /// 9.3), through NavStateBackend, NavStateSession and NavigationModel.
 @Suite("Guards against a live server")
 struct GuardLiveTests {

@@ -4,7 +4,7 @@ import Testing
 
 @testable import NavStateEngine
 
-/// The app's backend: its keys, what only it may do, and who may create sessions (SPEC 9.1).
+/// The app's backend: its keys, what only it may do, and who may create sessions (docs/behaviour.md section 9).
 @Suite struct BackendCallTests {
   private let key = "backend-key-0123456789-abcdefghijklmnop"
 

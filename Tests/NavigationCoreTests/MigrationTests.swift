@@ -3,7 +3,7 @@ import Testing
 
 @testable import NavigationCore
 
-// Moving sessions to a newer version of their graph (SPEC 9.5): one test per rule. Every
+// Moving sessions to a newer version of their graph (docs/behaviour.md section 12): one test per rule. Every
 // migration goes through `migrate`, which checks the shape rules and the event rules.
 
 /// Version 1 of a small shop, and later versions made from it by replacing, adding or

@@ -386,7 +386,7 @@ def test_screenshot_with_a_four_deep_path_and_a_sheet(browser):
     assert browser.save_screenshot(str(folder / "web-client.png"))
 
 
-# Context, redirects, pending requests and leave guards (SPEC 9.1 to 9.3) -------------------
+# Context, redirects, pending requests and leave guards (docs/behaviour.md sections 9 to 11) -------------------
 
 def alert_of(driver):
     """The page's confirm or prompt, once it is up."""

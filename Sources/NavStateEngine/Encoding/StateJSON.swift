@@ -375,7 +375,7 @@ public enum StateJSON {
       writer.int(from)
       writer.key("to")
       writer.int(to)
-    // Issue 25 (guards), written as SPEC 9.1 to 9.3 name their fields.
+    // Issue 25 (guards), written as docs/behaviour.md sections 9 to 11 name their fields.
     case .contextChanged(let context):
       writer.key("context")
       writer.value(context.json)

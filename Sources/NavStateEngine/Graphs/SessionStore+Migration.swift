@@ -55,7 +55,7 @@ extension SessionStore {
     counters.countMigration(graph: data.navigation.graph.name)
   }
 
-  /// Whether a route of the newest of `graphs` is open in the session's context (SPEC 9.2): a
+  /// Whether a route of the newest of `graphs` is open in the session's context (docs/behaviour.md section 10): a
   /// route the new version guards, and the context does not open, stops like any other the new
   /// version forbids.
   package static func isOpen(in data: SessionRecord.Data, under graphs: [RouteGraph])

@@ -25,7 +25,7 @@ public struct AppliedCommand: ~Copyable {
 }
 
 extension Command {
-  /// Only the backend may give this command: it sets the session's context (SPEC 9.1).
+  /// Only the backend may give this command: it sets the session's context (docs/behaviour.md section 9).
   var isBackendOnly: Bool {
     switch self {
     case .setContext: true

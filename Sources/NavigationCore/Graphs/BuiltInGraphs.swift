@@ -11,7 +11,7 @@ public enum BuiltInGraphs {
 
   /// The graphs with the JSON each was read from (a data directory keeps every version's JSON):
   /// `demo`, and `zumry`, Zumry's login / signup / dashboard / forgot-password flow, the example
-  /// of guards and redirects (SPEC 9.2): `dashboard` requires `{"authenticated": true}` and
+  /// of guards and redirects (docs/behaviour.md section 10): `dashboard` requires `{"authenticated": true}` and
   /// redirects to `login`.
   public static func loadWithSources() throws(GraphError) -> [(graph: RouteGraph, source: [UInt8])]
   {

@@ -25,7 +25,7 @@ public struct NavigationError: Error, Sendable, Equatable, CustomStringConvertib
     case invalidURL = "invalid_url"
     case noRouteForURL = "no_route_for_url"
     case sessionEnded = "session_ended"
-    /// The route is closed in the session's context and has no redirect (SPEC 9.2).
+    /// The route is closed in the session's context and has no redirect (docs/behaviour.md section 10).
     case requirementNotMet = "requirement_not_met"
     /// The operation would stop a coordinator with a leave guard, and did not say `discard`.
     case leaveBlocked = "leave_blocked"

@@ -13,15 +13,15 @@ public struct NavigationEvent: Sendable, Equatable {
     /// The session moved from one version of its graph to another (graph versions, not session
     /// versions).
     case sessionMigrated(from: Int, to: Int)
-    /// The backend set the session's context (SPEC 9.1).
+    /// The backend set the session's context (docs/behaviour.md section 9).
     case contextChanged(SessionContext)
-    /// `route` was closed, so `redirect` was started instead as `coordinator` (SPEC 9.2).
+    /// `route` was closed, so `redirect` was started instead as `coordinator` (docs/behaviour.md section 10).
     case navigationRedirected(route: String, redirect: String, coordinator: CoordinatorID)
     /// The pending request for `route` went ahead once the context opened it.
     case pendingApplied(route: String)
     /// The pending request for `route` was given up; `code` says why when it no longer applied.
     case pendingDropped(route: String, reason: PendingDropReason, code: NavigationError.Code?)
-    /// A leave guard was set on `coordinator`, or cleared (`reason` nil) (SPEC 9.3).
+    /// A leave guard was set on `coordinator`, or cleared (`reason` nil) (docs/behaviour.md section 11).
     case leaveGuardChanged(CoordinatorID, reason: String?)
 
     /// The `type` clients see, as a compile-time string: written as it is, with no `String`.

@@ -19,10 +19,10 @@ public struct Affordances: Sendable, Equatable {
   /// Coordinators whose presenter may be torn down (`DELETE .../coordinators/{cid}`): every live
   /// one but the root and single tabs.
   public var teardown: [CoordinatorID] = []
-  /// Closed routes listed above, each with the route its redirect starts instead (SPEC 9.2).
+  /// Closed routes listed above, each with the route its redirect starts instead (docs/behaviour.md section 10).
   public var redirects: [String: String] = [:]
   /// The leave guard that holds back `pop`, `back` or `dismiss` (which are then false), if
-  /// one does (SPEC 9.3).
+  /// one does (docs/behaviour.md section 11).
   public var leaveGuard: LeaveGuard?
 
   public init() {}

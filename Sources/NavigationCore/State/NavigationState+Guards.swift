@@ -1,4 +1,4 @@
-/// Route guards and redirects (SPEC 9.2): which routes the context opens, what a redirect
+/// Route guards and redirects (docs/behaviour.md section 10): which routes the context opens, what a redirect
 /// starts in a closed route's place, and what a context change stops and lets through.
 extension NavigationState {
   /// Where a closed route's redirect starts in its place, or nil when there is none that can:

@@ -1,4 +1,4 @@
-/// Leave guards (SPEC 9.3): a coordinator with unsaved changes holds back the user's own
+/// Leave guards (docs/behaviour.md section 11): a coordinator with unsaved changes holds back the user's own
 /// navigation away from it until a request says `discard`.
 extension NavigationState {
   /// The reason of `id`'s leave guard, or nil when it has none.

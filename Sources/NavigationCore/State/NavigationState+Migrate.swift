@@ -1,4 +1,4 @@
-/// Moving a live session to a newer version of its graph (SPEC 9.5), as one operation: one
+/// Moving a live session to a newer version of its graph (docs/behaviour.md section 12), as one operation: one
 /// version bump, `coordinator.stopped` (reason `migrated`) for what went, `coordinator.started`
 /// for what had to be added, then `session.migrated {from, to}`.
 ///
@@ -29,7 +29,7 @@ extension NavigationState {
   public var graphVersion: Int { graph.version }
 
   /// This state moved to `graph`, the version right after its own, with the events of the move.
-  /// `isOpen` says whether a route's requirements hold in the session's context (SPEC 9.2); a
+  /// `isOpen` says whether a route's requirements hold in the session's context (docs/behaviour.md section 10); a
   /// closed route is stopped like any other the new version forbids.
   public func migrated(to graph: RouteGraph, isOpen: (Route) -> Bool = { _ in true })
     throws(NavigationError) -> (NavigationState, [NavigationEvent])

@@ -9,7 +9,7 @@ extension NavigationState {
   /// Keeps the longest common prefix of the visible path (same route, params and presentation:
   /// same ids), stops the rest, starts the new entries. All stops come before all starts.
   ///
-  /// A path that crosses a closed route (SPEC 9.2) keeps its open prefix, shows the closed
+  /// A path that crosses a closed route (docs/behaviour.md section 10) keeps its open prefix, shows the closed
   /// entry's redirect in its place, and becomes the pending request, whole.
   mutating func reconcile(
     _ entries: [PathEntry], op: PendingRequest.Op, url: String? = nil,

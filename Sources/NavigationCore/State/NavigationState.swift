@@ -161,19 +161,19 @@ extension NavigationState {
   /// that keeps it can tell whether what it wrote from them still holds.
   public var guardingIdentity: AnyObject? { guarding }
 
-  /// What the app's backend says about the user; route guards read it (SPEC 9.1).
+  /// What the app's backend says about the user; route guards read it (docs/behaviour.md section 9).
   public internal(set) var context: SessionContext {
     get { guarding?.context ?? SessionContext() }
     set { guarding = Guarding(newValue, pendingRequest, leaveGuards) }
   }
 
-  /// The request a redirect is holding until the context opens its route (SPEC 9.2).
+  /// The request a redirect is holding until the context opens its route (docs/behaviour.md section 10).
   public internal(set) var pendingRequest: PendingRequest? {
     get { guarding?.pendingRequest }
     set { guarding = Guarding(context, newValue, leaveGuards) }
   }
 
-  /// Live coordinators with a leave guard, by increasing id (SPEC 9.3). Kept here rather than
+  /// Live coordinators with a leave guard, by increasing id (docs/behaviour.md section 11). Kept here rather than
   /// in each ``Coordinator``: few coordinators have one, and every coordinator of every session
   /// would otherwise carry the room for it.
   public internal(set) var leaveGuards: [LeaveGuard] {

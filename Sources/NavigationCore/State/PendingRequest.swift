@@ -1,4 +1,4 @@
-/// A request a redirect holds back until the session's context opens its route (SPEC 9.2).
+/// A request a redirect holds back until the session's context opens its route (docs/behaviour.md section 10).
 public struct PendingRequest: Sendable, Equatable {
   /// The kind of call that was redirected, as clients see it in `pending.op`.
   public enum Op: String, Sendable, CaseIterable {
@@ -51,7 +51,7 @@ public enum PendingDropReason: String, Sendable, Hashable, CaseIterable {
   case invalid
 }
 
-/// An unsaved-changes veto on one live coordinator (SPEC 9.3).
+/// An unsaved-changes veto on one live coordinator (docs/behaviour.md section 11).
 public struct LeaveGuard: Sendable, Hashable {
   public var coordinator: CoordinatorID
   public var reason: String

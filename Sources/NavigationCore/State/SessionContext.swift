@@ -49,7 +49,7 @@ public struct SessionContext: Sendable, Hashable, Sequence, ExpressibleByDiction
     public var value: ContextValue
   }
 
-  /// The most a context may take once encoded as JSON (SPEC 9.1).
+  /// The most a context may take once encoded as JSON (docs/behaviour.md section 9).
   public static let maxEncodedBytes = 4096
 
   public private(set) var members: [Member] = []
