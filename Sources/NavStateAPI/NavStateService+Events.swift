@@ -57,14 +57,12 @@ extension NavStateService {
   func subscribe(_ record: SessionRecord, after: Int?, client: String) throws(APIProblem)
     -> HTTPResponse
   {
-    let sink = try engine { () throws(EngineRefusal) in
+    let stream = try engine { () throws(EngineRefusal) in
       try store.followEvents(of: record, after: after, client: client) {
         maxBufferedBytes, onClose in
         HTTPStream(maxBufferedBytes: maxBufferedBytes, onClose: onClose)
       }
     }
-    // The engine holds the stream as its sink; the server sends what it is given.
-    guard let stream = sink as? HTTPStream else { preconditionFailure("not an HTTPStream") }
     return .stream(
       headers: HTTPHeaders([
         ("Content-Type", "text/event-stream"), ("Cache-Control", "no-store"),

@@ -418,12 +418,12 @@ public final class SessionStore: Sendable {
   /// the reconnection delay waits for the first event, see ``EventSubscriber``). `makeSink`
   /// makes the stream (the HTTP layer's) with the most it may buffer and what to do when it
   /// closes.
-  package func subscribe(
+  package func subscribe<Sink: EventSink>(
     _ record: SessionRecord, client: String,
     prepare: (inout SessionRecord.Data) throws(EngineRefusal) -> (bytes: [UInt8], hasEvent: Bool),
-    makeSink: (_ maxBufferedBytes: Int, _ onClose: @escaping @Sendable () -> Void) -> any EventSink
+    makeSink: (_ maxBufferedBytes: Int, _ onClose: @escaping @Sendable () -> Void) -> Sink
   )
-    throws(EngineRefusal) -> any EventSink
+    throws(EngineRefusal) -> Sink
   {
     try reserveStream(for: client)
     do {
@@ -448,18 +448,18 @@ public final class SessionStore: Sendable {
     clientStreams.withLock { $0.giveBack(for: client) }
   }
 
-  private func subscribe(
+  private func subscribe<Sink: EventSink>(
     _ record: SessionRecord,
     prepare: (inout SessionRecord.Data) throws(EngineRefusal) -> (bytes: [UInt8], hasEvent: Bool),
-    makeSink: (Int, @escaping @Sendable () -> Void) -> any EventSink,
+    makeSink: (Int, @escaping @Sendable () -> Void) -> Sink,
     onClose: @escaping @Sendable () -> Void
   )
-    throws(EngineRefusal) -> any EventSink
+    throws(EngineRefusal) -> Sink
   {
     let id = lastSubscriberID.wrappingAdd(1, ordering: .relaxed).newValue
     // The first message (a reset holds the whole state) may be large: the stream's cap, and its
     // share of the memory budget, are that message plus what a slow reader may fall behind by.
-    let sink = try record.data.withLock { (data) throws(EngineRefusal) -> any EventSink in
+    let sink = try record.data.withLock { (data) throws(EngineRefusal) -> Sink in
       let (initial, hasEvent) = try prepare(&data)
       let footprint = MemoryFootprint.stream + initial.count
       guard memory.hasRoom(for: footprint) else { throw EngineRefusal.memoryExhausted }

@@ -108,10 +108,10 @@ extension SessionStore {
 
   /// Opens an event stream on the session: the events after `after` (or, when those are no
   /// longer kept or none was given, one `reset` event with the whole state), then live events.
-  package func followEvents(
+  package func followEvents<Sink: EventSink>(
     of record: SessionRecord, after: Int?, client: String,
-    makeSink: (_ maxBufferedBytes: Int, _ onClose: @escaping @Sendable () -> Void) -> any EventSink
-  ) throws(EngineRefusal) -> any EventSink {
+    makeSink: (_ maxBufferedBytes: Int, _ onClose: @escaping @Sendable () -> Void) -> Sink
+  ) throws(EngineRefusal) -> Sink {
     try subscribe(
       record, client: client,
       prepare: { (data) throws(EngineRefusal) -> ([UInt8], Bool) in
