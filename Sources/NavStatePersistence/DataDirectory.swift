@@ -204,6 +204,14 @@ public final class DataDirectory: Sendable {
         let complete = length >= 1 && length <= remaining - 8
         let payload = complete ? Array(bytes[offset + 8..<offset + 8 + length]) : []
         let intact = complete && CRC32.checksum(payload) == Self.uint32(bytes, at: offset + 4)
+        if !intact, isLast, bytes[start...].allSatisfy({ $0 == 0 }) {
+          // The room allocated ahead of the records (``JournalFile``) that a crash left unused.
+          guard truncate(file, off_t(start)) == 0 else {
+            throw Failure(
+              description: "cannot cut the unused end off \(file): \(Self.systemError())")
+          }
+          break
+        }
         if !intact {
           // A record cut short, or failing its checksum, at the very end of the last file: a
           // crash in the middle of writing it. Its change was never answered.

@@ -48,6 +48,8 @@ struct FormatUpgradeTests {
     var offset = 0
     while offset + 9 <= bytes.count {
       let length = (0..<4).reduce(0) { $0 | Int(bytes[offset + $1]) << (8 * $1) }
+      // The zeroed room allocated ahead of the records, left by a crash.
+      guard length > 0 else { break }
       tags.append(bytes[offset + 8])
       offset += 8 + length
     }

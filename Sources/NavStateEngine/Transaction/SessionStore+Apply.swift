@@ -64,7 +64,10 @@ extension SessionStore {
       // session past it; with room to spare, nothing is copied.
       // With a journal, always: a change it cannot record is undone.
       // The tree is kept whole (a small copy, made on the first change); the log only as a mark.
-      let undo = memory.hasRoom() && journal == nil ? nil : (data.navigation, data.log.mark)
+      // (Two values, not an optional tuple: the tuple is destroyed through the runtime's generic
+      // witnesses, a thousand instructions a change.)
+      let undoNavigation = memory.hasRoom() && journal == nil ? nil : data.navigation
+      let undoMark = data.log.mark
       let events: [NavigationEvent]
       do throws(NavigationError) {
         events = try data.navigation.apply(command)
@@ -76,11 +79,11 @@ extension SessionStore {
       var entries: [EventLog.Entry] = []
       if !events.isEmpty {
         for event in events { data.log.append(event) }
-        if let undo {
+        if let undoNavigation {
           let growth = MemoryFootprint.session(data) - data.accountedBytes
           if growth > 0, !memory.hasRoom(for: growth) {
-            data.navigation = undo.0
-            data.log.rollback(to: undo.1)
+            data.navigation = undoNavigation
+            data.log.rollback(to: undoMark)
             throw EngineRefusal.memoryExhausted
           }
         }
@@ -98,9 +101,11 @@ extension SessionStore {
           )
         }
         if let journal {
-          if !journal.recordChange(of: record, command, data: data, decided: decided), let undo {
-            data.navigation = undo.0
-            data.log.rollback(to: undo.1)
+          if !journal.recordChange(of: record, command, data: data, decided: decided),
+            let undoNavigation
+          {
+            data.navigation = undoNavigation
+            data.log.rollback(to: undoMark)
             data.updatedAt = previousUpdate
             data.dropCache()
             throw EngineRefusal.journalUnavailable

@@ -1,0 +1,76 @@
+import Dispatch
+import Synchronization
+
+/// Group commit, as PostgreSQL and Redis do it: records that arrive while a write is under way
+/// wait together in the open group, and once that write is done one of them (the leader) writes
+/// the whole group with one call of `write`, one `write(2)` and one flush. Each caller waits
+/// only until the group that holds its own record is done.
+///
+/// Sleepers wait on their group's semaphore, not on a condition variable: with many threads
+/// waiting and waking at once, glibc 2.36's `pthread_cond_broadcast` was seen to spin for good in
+/// `__condvar_quiesce_and_switch_g1` (an `--fsync always` server under wrk, 64 connections).
+package final class CommitGroups: Sendable {
+  /// Records written together. Guarded by `state`'s lock, but for `wake`.
+  private final class Group: @unchecked Sendable {
+    var bytes: [UInt8] = []
+    /// Callers asleep on `wake`.
+    var sleepers = 0
+    var done = false
+    var written = false
+    let wake = DispatchSemaphore(value: 0)
+  }
+
+  private struct State: ~Copyable {
+    /// Where arriving records go.
+    var open = Group()
+    /// A leader is writing a group; the next leader is one of the open group's sleepers.
+    var leading = false
+  }
+
+  private let state = Mutex(State())
+
+  package init() {}
+
+  /// Adds `record` to the open group and returns once the group was written: what `write`
+  /// answered for it (a group is written whole or not at all).
+  package func commit(_ record: [UInt8], write: ([UInt8]) -> Bool) -> Bool {
+    let (group, leads) = state.withLock { state -> (Group, Bool) in
+      let group = state.open
+      group.bytes += record
+      guard !state.leading else {
+        group.sleepers += 1
+        return (group, false)
+      }
+      state.leading = true
+      state.open = Group()
+      return (group, true)
+    }
+    if !leads {
+      group.wake.wait()
+      // Woken because the group is done, or to lead it (handed over, see `lead`).
+      if state.withLock({ _ in group.done }) { return group.written }
+    }
+    return lead(group, write)
+  }
+
+  /// Writes `group`; then hands the lead to one sleeper of the group that opened meanwhile (it
+  /// stays closed to new records from then on), or, with none, leaves the next caller to lead.
+  private func lead(_ group: Group, _ write: ([UInt8]) -> Bool) -> Bool {
+    let written = write(group.bytes)
+    let (sleepers, next) = state.withLock { state -> (Int, Group?) in
+      group.done = true
+      group.written = written
+      let waiting = state.open
+      guard waiting.sleepers > 0 else {
+        state.leading = false
+        return (group.sleepers, nil)
+      }
+      waiting.sleepers -= 1
+      state.open = Group()
+      return (group.sleepers, waiting)
+    }
+    next?.wake.signal()
+    for _ in 0..<sleepers { group.wake.signal() }
+    return written
+  }
+}

@@ -1,0 +1,113 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
+
+/// One journal file, appended to through a shared memory map of its end, so that a record costs
+/// a copy, not a system call.
+///
+/// What is copied into the map is in the system's page cache at once, as after a `write(2)`: a
+/// crash of the process loses none of it, and a flush (`fdatasync`) makes it durable. Room is
+/// allocated ahead (`posix_fallocate`, a megabyte at a time, or just what a record needs when the
+/// disk is nearly full) before anything is copied, so a full disk refuses a record whole instead
+/// of cutting it short, and no page of the map is ever past the end of the file. The file holds
+/// whole records and then zeros; ``trim()`` cuts the zeros off when the file is closed, and a
+/// start-up after a crash cuts them off the last file (``DataDirectory/load(into:journal:legacyCommand:)``).
+///
+/// Not thread-safe: ``Journal`` holds it under its lock. Only `descriptor` may be used outside
+/// (to flush), and stays open as long as the object lives.
+final class JournalFile: @unchecked Sendable {
+  let descriptor: Int32
+  let generation: Int
+  /// Bytes of whole records, from the start of the file.
+  private(set) var size: Int
+  /// The file's length: the records and the zeroed room after them.
+  private var allocated: Int
+  /// The mapped part of the file, from `windowStart` (a page boundary).
+  private var window: UnsafeMutableRawPointer?
+  private var windowStart = 0
+  private var windowLength = 0
+
+  /// How far ahead room is allocated, and how much of the file is mapped at a time.
+  static let step = 1 << 20
+  private static let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
+
+  /// Opens (or makes) the file, to append after what it holds.
+  init(path: String, generation: Int) throws(DataDirectory.Failure) {
+    let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+    guard descriptor >= 0 else {
+      throw DataDirectory.Failure(
+        description: "cannot open \(path): \(String(cString: strerror(errno)))")
+    }
+    self.descriptor = descriptor
+    self.generation = generation
+    size = Int(lseek(descriptor, 0, SEEK_END))
+    allocated = size
+  }
+
+  deinit {
+    unmap()
+    close(descriptor)
+  }
+
+  /// Appends `bytes` whole; false when there is no room for them (a full disk) or no map,
+  /// and nothing was written.
+  func append(_ bytes: [UInt8]) -> Bool {
+    let end = size + bytes.count
+    guard reserve(through: end), map(through: end), let window else { return false }
+    bytes.withUnsafeBytes { source in
+      (window + (size - windowStart)).copyMemory(from: source.baseAddress!, byteCount: source.count)
+    }
+    size = end
+    return true
+  }
+
+  /// Cuts the file back to `length` bytes of records (after a flush that failed: what was copied
+  /// must not come back). False if the file could not be cut.
+  func cut(to length: Int) -> Bool {
+    unmap()
+    guard ftruncate(descriptor, off_t(length)) == 0 else { return false }
+    (size, allocated) = (length, length)
+    return true
+  }
+
+  /// Cuts the zeroed room off and flushes, for a file that is done with (it stays usable).
+  func trim() {
+    unmap()
+    if allocated > size, ftruncate(descriptor, off_t(size)) == 0 { allocated = size }
+    _ = fdatasync(descriptor)
+  }
+
+  private func reserve(through end: Int) -> Bool {
+    guard end > allocated else { return true }
+    let stepped = (end + Self.step - 1) / Self.step * Self.step
+    // A megabyte at a time, so that the file's length changes rarely; when the disk has less
+    // room than that, just what the record needs.
+    for target in [stepped, end]
+    where posix_fallocate(descriptor, off_t(allocated), off_t(target - allocated)) == 0 {
+      allocated = target
+      return true
+    }
+    return false
+  }
+
+  private func map(through end: Int) -> Bool {
+    if window != nil, end <= windowStart + windowLength { return true }
+    unmap()
+    let start = size / Self.pageSize * Self.pageSize
+    let length = max(Self.step, (end - start + Self.pageSize - 1) / Self.pageSize * Self.pageSize)
+    let mapped = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_SHARED, descriptor, off_t(start))
+    guard let mapped, Int(bitPattern: mapped) != -1 else { return false }
+    (window, windowStart, windowLength) = (mapped, start, length)
+    return true
+  }
+
+  private func unmap() {
+    guard let window else { return }
+    munmap(window, windowLength)
+    self.window = nil
+  }
+}
