@@ -4,24 +4,12 @@ import NavJSON
 /// as LEB128 varints, signed ones zigzagged first, strings and blobs length-first.
 extension [UInt8] {
   package mutating func appendVarint(_ value: UInt64) {
-    guard value >= 0x80 else { return append(UInt8(value)) }
-    // Up to ten bytes, gathered in two words and appended at once: appending byte by byte checks
-    // the array's capacity and uniqueness for each (a session key's varints are ten bytes each).
-    var gathered: (UInt64, UInt64) = (0, 0)
-    var count = 0
     var rest = value
-    Swift.withUnsafeMutableBytes(of: &gathered) { buffer in
-      while rest >= 0x80 {
-        buffer[count] = UInt8(truncatingIfNeeded: rest) | 0x80
-        rest >>= 7
-        count += 1
-      }
-      buffer[count] = UInt8(rest)
-      count += 1
+    while rest >= 0x80 {
+      append(UInt8(truncatingIfNeeded: rest) | 0x80)
+      rest >>= 7
     }
-    Swift.withUnsafeBytes(of: &gathered) {
-      append(contentsOf: UnsafeRawBufferPointer(rebasing: $0[..<count]))
-    }
+    append(UInt8(rest))
   }
 
   package mutating func appendVarint(_ value: Int) {
