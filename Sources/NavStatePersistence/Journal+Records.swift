@@ -17,17 +17,17 @@ extension Journal {
     /// Appends to the record's body.
     package mutating func body(_ write: (inout [UInt8]) -> Void) { write(&bytes) }
 
-    /// The record framed: the payload's length, its CRC-32, the payload (tag and body).
+    /// The record framed: the payload's length, its CRC-32, the payload (tag and body). Framed
+    /// in place, in the buffer the record was built in.
     package consuming func sealed() -> [UInt8] {
-      var framed = bytes
-      let checksum = framed.withUnsafeBytes {
+      let checksum = bytes.withUnsafeBytes {
         CRC32.checksum(UnsafeRawBufferPointer(rebasing: $0[8...]))
       }
-      framed.withUnsafeMutableBytes { frame in
+      bytes.withUnsafeMutableBytes { frame in
         frame.storeBytes(of: UInt32(frame.count - 8).littleEndian, toByteOffset: 0, as: UInt32.self)
         frame.storeBytes(of: checksum.littleEndian, toByteOffset: 4, as: UInt32.self)
       }
-      return framed
+      return bytes
     }
   }
 

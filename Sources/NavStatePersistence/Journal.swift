@@ -91,7 +91,7 @@ public final class Journal: Sendable {
   /// the changes that arrive meanwhile share the next one. With `everysec` and `no`, each record
   /// is copied into the file's map at once, under the lock: a copy takes well under a
   /// microsecond, and waiting in a group would cost more (two context switches) than it saves.
-  package func append(_ record: Record) -> Bool {
+  package func append(_ record: consuming Record) -> Bool {
     let bytes = record.sealed()
     guard policy == .always else { return write(bytes, flush: false) }
     return groups.commit(bytes) { write($0, flush: true) }

@@ -30,6 +30,21 @@ import Testing
   @Test func crc32KnownValue() {
     #expect(CRC32.checksum(Array("123456789".utf8)) == 0xCBF4_3926)
   }
+
+  @Test("CRC-32, eight bytes a step, equals the bit-by-bit definition at every length and offset")
+  func crc32MatchesTheDefinition() {
+    let bytes = (0..<200).map { UInt8(truncatingIfNeeded: $0 &* 151 &+ 7) }
+    for start in 0..<9 {
+      for end in stride(from: start, through: bytes.count, by: 7) {
+        var crc: UInt32 = 0xFFFF_FFFF
+        for byte in bytes[start..<end] {
+          crc ^= UInt32(byte)
+          for _ in 0..<8 { crc = crc & 1 == 1 ? 0xEDB8_8320 ^ (crc >> 1) : crc >> 1 }
+        }
+        #expect(CRC32.checksum(Array(bytes[start..<end])) == crc ^ 0xFFFF_FFFF)
+      }
+    }
+  }
 }
 
 /// Sessions written to a data directory come back as they were; damage is refused, never half
