@@ -55,8 +55,9 @@ public final class Journal: Sendable {
     var current: JournalFile
     /// Written since the last flush.
     var unsynced = false
-    /// A flush failed (after which Linux may have dropped the pages and forgotten the error),
-    /// or the journal is finished: no change is accepted until the next rotation.
+    /// A flush failed (after which Linux may have dropped the pages and forgotten the error), or
+    /// part of a record could not be cut off, or the journal is finished: no change is accepted
+    /// until the next rotation.
     var broken = false
   }
 
@@ -103,7 +104,10 @@ public final class Journal: Sendable {
     file.withLock { file in
       guard !file.broken else { return false }
       let start = file.current.size
-      guard file.current.append(bytes) else { return false }
+      guard file.current.append(bytes) else {
+        if file.current.damaged { file.broken = true }
+        return false
+      }
       guard flush else {
         file.unsynced = true
         return true

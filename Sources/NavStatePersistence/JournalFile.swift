@@ -30,13 +30,18 @@ final class JournalFile: @unchecked Sendable {
   private var window: UnsafeMutableRawPointer?
   private var windowStart = 0
   private var windowLength = 0
+  /// False once the system refused to map the file (or when asked, for tests).
+  private var mappable: Bool
+  /// Part of a record that could not be written whole is in the file, and could not be cut off.
+  private(set) var damaged = false
 
   /// How far ahead room is allocated, and how much of the file is mapped at a time.
   static let step = 1 << 20
   private static let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
 
-  /// Opens (or makes) the file, to append after what it holds.
-  init(path: String, generation: Int) throws(DataDirectory.Failure) {
+  /// Opens (or makes) the file, to append after what it holds; with `mapping` false, writes with
+  /// `pwrite` as where the system refuses to map it.
+  init(path: String, generation: Int, mapping: Bool = true) throws(DataDirectory.Failure) {
     let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
     guard descriptor >= 0 else {
       throw DataDirectory.Failure(
@@ -44,6 +49,7 @@ final class JournalFile: @unchecked Sendable {
     }
     self.descriptor = descriptor
     self.generation = generation
+    mappable = mapping
     size = Int(lseek(descriptor, 0, SEEK_END))
     allocated = size
   }
@@ -53,16 +59,44 @@ final class JournalFile: @unchecked Sendable {
     close(descriptor)
   }
 
-  /// Appends `bytes` whole; false when there is no room for them (a full disk) or no map,
-  /// and nothing was written.
+  /// Appends `bytes` whole; false when there is no room for them (a full disk) or they could
+  /// not be written, and nothing was.
   func append(_ bytes: [UInt8]) -> Bool {
     let end = size + bytes.count
-    guard reserve(through: end), map(through: end), let window else { return false }
-    bytes.withUnsafeBytes { source in
-      (window + (size - windowStart)).copyMemory(from: source.baseAddress!, byteCount: source.count)
+    guard reserve(through: end) else { return false }
+    if mappable, map(through: end), let window {
+      bytes.withUnsafeBytes { source in
+        (window + (size - windowStart)).copyMemory(
+          from: source.baseAddress!, byteCount: source.count)
+      }
+    } else {
+      guard writeAt(size, bytes) else {
+        // Part of the record may be in the file: cut off, so zeros follow the last record.
+        if !cut(to: size) { damaged = true }
+        return false
+      }
     }
     size = end
     return true
+  }
+
+  /// Where a shared writable map is refused (some network and FUSE file systems), records are
+  /// written with `pwrite` instead, into the same room allocated ahead.
+  private func writeAt(_ offset: Int, _ bytes: [UInt8]) -> Bool {
+    bytes.withUnsafeBytes { buffer in
+      var written = 0
+      while written < buffer.count {
+        let count = pwrite(
+          descriptor, buffer.baseAddress! + written, buffer.count - written, off_t(offset + written)
+        )
+        if count < 0 {
+          if errno == EINTR { continue }
+          return false
+        }
+        written += count
+      }
+      return true
+    }
   }
 
   /// Cuts the file back to `length` bytes of records (after a flush that failed: what was copied
@@ -100,7 +134,10 @@ final class JournalFile: @unchecked Sendable {
     let start = size / Self.pageSize * Self.pageSize
     let length = max(Self.step, (end - start + Self.pageSize - 1) / Self.pageSize * Self.pageSize)
     let mapped = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_SHARED, descriptor, off_t(start))
-    guard let mapped, Int(bitPattern: mapped) != -1 else { return false }
+    guard let mapped, Int(bitPattern: mapped) != -1 else {
+      mappable = false
+      return false
+    }
     (window, windowStart, windowLength) = (mapped, start, length)
     return true
   }

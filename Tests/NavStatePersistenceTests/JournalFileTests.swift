@@ -14,11 +14,13 @@ import Testing
     try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
   }
 
-  @Test("records land in order across window ends; the file ends in zeros until trimmed")
-  func appendsAcrossWindows() throws {
+  @Test(
+    "records land in order across window ends; the file ends in zeros until trimmed",
+    arguments: [true, false])
+  func appendsAcrossWindows(mapping: Bool) throws {
     let path = temporaryFile()
     defer { try? FileManager.default.removeItem(atPath: path) }
-    let file = try JournalFile(path: path, generation: 0)
+    let file = try JournalFile(path: path, generation: 0, mapping: mapping)
     var expected: [UInt8] = []
     // Sizes that do not divide the window, and one record larger than a window.
     for index in 0..<3_000 {
