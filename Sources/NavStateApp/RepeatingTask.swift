@@ -3,16 +3,21 @@ import Dispatch
 /// Runs work on a timer of its own, off the request threads: session expiry, stream heartbeats.
 public final class RepeatingTask {
   private let timer: any DispatchSourceTimer
+  private let queue: DispatchQueue
 
   public init(label: String, interval: Double, _ work: @escaping @Sendable () -> Void) {
-    let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: label))
+    queue = DispatchQueue(label: label)
+    let timer = DispatchSource.makeTimerSource(queue: queue)
     timer.schedule(deadline: .now() + interval, repeating: interval, leeway: .milliseconds(20))
     timer.setEventHandler(handler: work)
     timer.resume()
     self.timer = timer
   }
 
+  /// Stops the timer, and returns once a run under way is done: a periodic snapshot cannot then
+  /// overlap the one a stop writes. Not to be called from the work itself.
   public func stop() {
     timer.cancel()
+    queue.sync {}
   }
 }

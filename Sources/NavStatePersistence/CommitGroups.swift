@@ -3,7 +3,7 @@ import Synchronization
 
 /// Group commit, as PostgreSQL and Redis do it: records that arrive while a write is under way
 /// wait together in the open group, and once that write is done one of them (the leader) writes
-/// the whole group with one call of `write`, one `write(2)` and one flush. Each caller waits
+/// the whole group with one call of `write`: one copy into the journal file and one flush. Each caller waits
 /// only until the group that holds its own record is done.
 ///
 /// Sleepers wait on their group's semaphore, not on a condition variable: with many threads

@@ -133,6 +133,7 @@ public final class DataDirectory: Sendable {
     trailer.appendVarint(UInt64(count))
     Self.appendRecord(trailer, to: &bytes)
     try Self.replace(snapshotPath, with: bytes, directory: path)
+    journal?.snapshotWritten(firstJournal: firstJournal)
     for generation in try journalGenerations() where generation < firstJournal {
       unlink(Journal.path(path, generation))
     }
@@ -204,26 +205,18 @@ public final class DataDirectory: Sendable {
         let complete = length >= 1 && length <= remaining - 8
         let payload = complete ? Array(bytes[offset + 8..<offset + 8 + length]) : []
         let intact = complete && CRC32.checksum(payload) == Self.uint32(bytes, at: offset + 4)
-        if !intact, isLast, bytes[start...].allSatisfy({ $0 == 0 }) {
-          // The room allocated ahead of the records (``JournalFile``) that a crash left unused.
-          guard truncate(file, off_t(start)) == 0 else {
-            throw Failure(
-              description: "cannot cut the unused end off \(file): \(Self.systemError())")
+        if !intact, isLast, Self.isTornEnd(bytes, at: start, length: length) {
+          // The end of the last file, left by a crash: unused room allocated ahead of the
+          // records (``JournalFile``), maybe after a record cut short or failing its checksum
+          // (a crash in the middle of writing it; its change was never answered). Cut off, so
+          // that the file reads clean once newer ones follow it.
+          try Self.cut(file, to: start)
+          if !bytes[start...].allSatisfy({ $0 == 0 }) {
+            warning = "\(file): dropped a torn last record at offset \(start)"
           }
           break
         }
         if !intact {
-          // A record cut short, or failing its checksum, at the very end of the last file: a
-          // crash in the middle of writing it. Its change was never answered.
-          if isLast && (!complete || offset + 8 + length == bytes.count) {
-            // Cut off, so that the file reads clean once newer ones follow it.
-            guard truncate(file, off_t(start)) == 0 else {
-              throw Failure(
-                description: "cannot cut the torn last record off \(file): \(Self.systemError())")
-            }
-            warning = "\(file): dropped a torn last record at offset \(start)"
-            break
-          }
           throw Failure(
             description: "\(file): damaged at offset \(start): a record fails its checksum")
         }
@@ -622,10 +615,49 @@ public final class DataDirectory: Sendable {
       throw Failure(description: "cannot rename \(temporary) to \(path): \(systemError())")
     }
     // The rename itself is on disk once the directory is.
-    let directoryDescriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-    if directoryDescriptor >= 0 {
-      _ = fsync(directoryDescriptor)
-      close(directoryDescriptor)
+    syncDirectory(directory)
+  }
+
+  /// Flushes `directory`'s entries (a file made, renamed or deleted in it).
+  package static func syncDirectory(_ directory: String) {
+    let descriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    guard descriptor >= 0 else { return }
+    _ = fsync(descriptor)
+    close(descriptor)
+  }
+
+  /// Whether the record that fails at `start` (its header's `length`; -1 when the file ends
+  /// before a whole header) is where writing stopped: nothing but zeros follows it, or a page of
+  /// zeros lies under it or right after it (allocated room never written, which a crash of the
+  /// machine can leave in front of later pages that were written: the last second's, with
+  /// `everysec`).
+  private static func isTornEnd(_ bytes: [UInt8], at start: Int, length: Int) -> Bool {
+    let frameEnd =
+      switch length {
+      case ..<0: bytes.count
+      // No record here: zeros (allocated room) or damage.
+      case 0: start
+      default: min(start + 8 + length, bytes.count)
+      }
+    if bytes[frameEnd...].allSatisfy({ $0 == 0 }) { return true }
+    let page = 4096
+    var pageStart = (start + page - 1) / page * page
+    // Pages that start under the record or in the page after it.
+    while pageStart < frameEnd + page, pageStart + page <= bytes.count {
+      if bytes[pageStart..<pageStart + page].allSatisfy({ $0 == 0 }) { return true }
+      pageStart += page
     }
+    return false
+  }
+
+  /// Cuts `file` to `length` bytes, and flushes the cut.
+  private static func cut(_ file: String, to length: Int) throws(Failure) {
+    let descriptor = open(file, O_WRONLY | O_CLOEXEC)
+    guard descriptor >= 0, ftruncate(descriptor, off_t(length)) == 0, fsync(descriptor) == 0 else {
+      let reason = systemError()
+      if descriptor >= 0 { close(descriptor) }
+      throw Failure(description: "cannot cut \(file) to \(length) bytes: \(reason)")
+    }
+    close(descriptor)
   }
 }

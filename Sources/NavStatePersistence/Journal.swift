@@ -55,24 +55,43 @@ public final class Journal: Sendable {
     var current: JournalFile
     /// Written since the last flush.
     var unsynced = false
-    /// A flush failed (after which Linux may have dropped the pages and forgotten the error), or
-    /// part of a record could not be cut off, or the journal is finished: no change is accepted
-    /// until the next rotation.
-    var broken = false
+    /// A flush of this generation's file failed (after which Linux may have dropped the pages
+    /// and forgotten the error): the changes answered from it are in memory only, so no change
+    /// is accepted until a snapshot that covers them is written (``snapshotWritten(firstJournal:)``).
+    var unflushedGeneration: Int?
+    /// The first journal generation of the last snapshot written: older files are covered.
+    var snapshotFrom = 0
+    /// Finished: nothing more is written, nor rotated.
+    var finished = false
+
+    var accepts: Bool { !finished && unflushedGeneration == nil && !current.damaged }
+
+    /// A flush of `generation`'s file failed.
+    mutating func flushFailed(_ generation: Int) {
+      guard generation >= snapshotFrom else { return }
+      unflushedGeneration = max(unflushedGeneration ?? generation, generation)
+    }
   }
 
   package let directory: String
   public let policy: SyncPolicy
-  /// Writes and flushes are made under this lock, so the file holds whole records in order.
+  /// Records are written under this lock, so the file holds whole records in order; flushes for
+  /// `always` too (the group waits anyway), for `everysec` outside it.
   private let file: Mutex<State>
   /// With `always`: concurrent changes share one flush.
   private let groups = CommitGroups()
 
+  /// Makes a file's writes durable: `fdatasync`, true if it succeeded (tests make it fail).
+  private let flush: @Sendable (Int32) -> Bool
+
   /// Opens `journal.<generation>` in `directory` for appending (made if missing).
-  package init(directory: String, generation: Int, policy: SyncPolicy) throws(DataDirectory.Failure)
-  {
+  package init(
+    directory: String, generation: Int, policy: SyncPolicy,
+    flush: @escaping @Sendable (Int32) -> Bool = { fdatasync($0) == 0 }
+  ) throws(DataDirectory.Failure) {
     self.directory = directory
     self.policy = policy
+    self.flush = flush
     file = Mutex(
       State(
         current: try JournalFile(path: Self.path(directory, generation), generation: generation)))
@@ -94,28 +113,25 @@ public final class Journal: Sendable {
   /// microsecond, and waiting in a group would cost more (two context switches) than it saves.
   package func append(_ record: consuming Record) -> Bool {
     let bytes = record.sealed()
-    guard policy == .always else { return write(bytes, flush: false) }
-    return groups.commit(bytes) { write($0, flush: true) }
+    guard policy == .always else { return write(bytes, flushing: false) }
+    return groups.commit(bytes) { write($0, flushing: true) }
   }
 
   /// Writes `bytes` whole or not at all: a full disk refuses them before anything is written,
   /// and the next change may try again (the disk may have room by then).
-  private func write(_ bytes: [UInt8], flush: Bool) -> Bool {
+  private func write(_ bytes: [UInt8], flushing: Bool) -> Bool {
     file.withLock { file in
-      guard !file.broken else { return false }
+      guard file.accepts else { return false }
       let start = file.current.size
-      guard file.current.append(bytes) else {
-        if file.current.damaged { file.broken = true }
-        return false
-      }
-      guard flush else {
+      guard file.current.append(bytes) else { return false }
+      guard flushing else {
         file.unsynced = true
         return true
       }
-      if fdatasync(file.current.descriptor) == 0 { return true }
+      if flush(file.current.descriptor) { return true }
       // Refused, so the records must not come back should the pages reach the disk after all.
       _ = file.current.cut(to: start)
-      file.broken = true
+      file.flushFailed(file.current.generation)
       return false
     }
   }
@@ -124,39 +140,61 @@ public final class Journal: Sendable {
   /// on being written meanwhile.
   public func syncIfWritten() {
     let current = file.withLock { file -> JournalFile? in
-      guard file.unsynced, !file.broken else { return nil }
+      guard file.unsynced, !file.finished else { return nil }
       file.unsynced = false
       return file.current
     }
-    guard let current, fdatasync(current.descriptor) != 0 else { return }
-    // Linux may drop the pages of a failed flush and report success next time. A file rotated
-    // away meanwhile is covered by the snapshot that followed the rotation.
-    file.withLock { file in
-      if file.current === current { file.broken = true }
-    }
+    guard let current, !flush(current.descriptor) else { return }
+    // Linux may drop the pages of a failed flush and report success next time, even to the
+    // flush that a rotation makes meanwhile.
+    file.withLock { $0.flushFailed(current.generation) }
   }
 
   /// Starts the next generation: the current file is trimmed, flushed and closed, and later
-  /// records go to a new one. Returns the new generation.
+  /// records go to a new one. Returns the new generation, which the snapshot that follows names
+  /// first (and then reports with ``snapshotWritten(firstJournal:)``).
   package func rotate() throws(DataDirectory.Failure) -> Int {
     try file.withLock { (file) throws(DataDirectory.Failure) -> Int in
+      guard !file.finished else {
+        throw DataDirectory.Failure(description: "the journal in \(directory) is closed")
+      }
+      let generation = file.current.generation
       // Trimmed before the next file exists: only the last file may end in zeros.
-      file.current.trim()
-      let next = file.current.generation + 1
+      let (cut, flushed) = file.current.trim(flush: flush)
+      guard cut else {
+        throw DataDirectory.Failure(
+          description:
+            "cannot cut the unused end off \(Self.path(directory, generation)): \(String(cString: strerror(errno)))"
+        )
+      }
+      if !flushed { file.flushFailed(generation) }
+      let next = generation + 1
       let opened = try JournalFile(path: Self.path(directory, next), generation: next)
-      // A new file holds no record of a failed flush, and the snapshot that follows a rotation
-      // holds every change the old one may have lost: changes may be tried again.
-      file = State(current: opened)
+      DataDirectory.syncDirectory(directory)
+      // A refusal for a failed flush stays until the snapshot that covers it is written.
+      file.current = opened
+      file.unsynced = false
       return next
+    }
+  }
+
+  /// A snapshot naming `firstJournal` first is on disk: the older files' changes are in it, so
+  /// a failed flush of one of them no longer refuses changes.
+  package func snapshotWritten(firstJournal: Int) {
+    file.withLock { file in
+      file.snapshotFrom = max(file.snapshotFrom, firstJournal)
+      if let unflushed = file.unflushedGeneration, unflushed < firstJournal {
+        file.unflushedGeneration = nil
+      }
     }
   }
 
   /// Trims and flushes the file; nothing more is written.
   public func finish() {
     file.withLock { file in
-      guard !file.broken else { return }
-      file.current.trim()
-      file.broken = true
+      guard !file.finished else { return }
+      _ = file.current.trim(flush: flush)
+      file.finished = true
     }
   }
 }

@@ -13,9 +13,15 @@ import Foundation
 /// crash of the process loses none of it, and a flush (`fdatasync`) makes it durable. Room is
 /// allocated ahead (`posix_fallocate`, a megabyte at a time, or just what a record needs when the
 /// disk is nearly full) before anything is copied, so a full disk refuses a record whole instead
-/// of cutting it short, and no page of the map is ever past the end of the file. The file holds
-/// whole records and then zeros; ``trim()`` cuts the zeros off when the file is closed, and a
-/// start-up after a crash cuts them off the last file (``DataDirectory/load(into:journal:legacyCommand:)``).
+/// of cutting it short, and nothing past the room allocated is ever touched (the map may reach
+/// further, untouched). The file holds whole records and then zeros; ``trim()`` cuts the zeros
+/// off when the file is done with, and a start-up after a crash cuts them off the last file
+/// (``DataDirectory/load(into:journal:legacyCommand:)``).
+///
+/// The map is used only on file systems that write an allocated block in place (ext2/3/4, XFS,
+/// tmpfs). On a copy-on-write one (btrfs, ZFS) a write into allocated room may still need room
+/// of its own, which a map can only report by killing the process (SIGBUS); there, and wherever
+/// the system refuses a map, records are written with `pwrite`, which reports a full disk.
 ///
 /// Not thread-safe: ``Journal`` holds it under its lock. Only `descriptor` may be used outside
 /// (to flush), and stays open as long as the object lives.
@@ -49,9 +55,13 @@ final class JournalFile: @unchecked Sendable {
     }
     self.descriptor = descriptor
     self.generation = generation
-    mappable = mapping
+    mappable = mapping && Self.writesInPlace(descriptor)
     size = Int(lseek(descriptor, 0, SEEK_END))
     allocated = size
+  }
+
+  private static func writesInPlace(_ descriptor: Int32) -> Bool {
+    ["ext2", "ext3", "ext4", "xfs", "tmpfs"].contains(FileSystemType.of(descriptor) ?? "")
   }
 
   deinit {
@@ -72,7 +82,7 @@ final class JournalFile: @unchecked Sendable {
     } else {
       guard writeAt(size, bytes) else {
         // Part of the record may be in the file: cut off, so zeros follow the last record.
-        if !cut(to: size) { damaged = true }
+        _ = cut(to: size)
         return false
       }
     }
@@ -99,20 +109,33 @@ final class JournalFile: @unchecked Sendable {
     }
   }
 
-  /// Cuts the file back to `length` bytes of records (after a flush that failed: what was copied
-  /// must not come back). False if the file could not be cut.
+  /// Cuts the file back to `length` bytes of records (after a flush that failed, what was copied
+  /// must not come back; after a partial `pwrite`, what was written must go). False, and
+  /// `damaged`, if the file could not be cut: the next ``trim()`` tries again at the same place.
   func cut(to length: Int) -> Bool {
     unmap()
-    guard ftruncate(descriptor, off_t(length)) == 0 else { return false }
-    (size, allocated) = (length, length)
+    size = length
+    guard ftruncate(descriptor, off_t(length)) == 0 else {
+      damaged = true
+      return false
+    }
+    allocated = length
+    damaged = false
     return true
   }
 
   /// Cuts the zeroed room off and flushes, for a file that is done with (it stays usable).
-  func trim() {
+  /// `cut` is false if the room could not be cut off (the file would then end in zeros, which
+  /// only the last file may); `flushed` is false if the flush failed.
+  func trim(flush: (Int32) -> Bool = { fdatasync($0) == 0 }) -> (cut: Bool, flushed: Bool) {
     unmap()
-    if allocated > size, ftruncate(descriptor, off_t(size)) == 0 { allocated = size }
-    _ = fdatasync(descriptor)
+    // Whatever `allocated` says: a partial allocation on a full disk may have grown the file.
+    guard ftruncate(descriptor, off_t(size)) == 0 else {
+      return (false, flush(descriptor))
+    }
+    allocated = size
+    damaged = false
+    return (true, flush(descriptor))
   }
 
   private func reserve(through end: Int) -> Bool {
@@ -125,6 +148,8 @@ final class JournalFile: @unchecked Sendable {
       allocated = target
       return true
     }
+    // An allocation that failed part way (ext4 keeps what it got) is given back.
+    _ = ftruncate(descriptor, off_t(allocated))
     return false
   }
 

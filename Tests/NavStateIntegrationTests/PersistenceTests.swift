@@ -221,6 +221,36 @@ struct CrashTests {
     // reads clean though a newer journal follows it.
     crash(torn)
     #expect(try [UInt8](Data(contentsOf: journal)) == good)
+
+    // In the newest file (which each start makes, empty, and a crash leaves; its records repeat
+    // the older file's, and are skipped on replay by their versions): torn inside the room
+    // allocated ahead (zeros after it), and torn before a page that a machine crash left
+    // unwritten (zeros, then a later page that was written). Both dropped, and the file cut.
+    func newest() throws -> URL {
+      let names = try FileManager.default.contentsOfDirectory(atPath: path)
+        .filter { $0.hasPrefix("journal.") }
+      let last = names.max { Int($0.dropFirst(8)) ?? 0 < Int($1.dropFirst(8)) ?? 0 }
+      return URL(fileURLWithPath: path + "/" + (last ?? ""))
+    }
+    let tornRecord = [UInt8]([40, 0, 0, 0, 9, 9, 9, 9, 1, 2, 3])
+    let unwritten = [UInt8](repeating: 0, count: 8192)
+    for tail in [tornRecord + unwritten, tornRecord + unwritten + good] {
+      let file = try newest()
+      try Data(good + tail).write(to: file)
+      let started = try ServerProcess([
+        "--data-dir", path, "--log-level", "warning", "--snapshot-interval", "0",
+      ])
+      crash(started)
+      #expect(try [UInt8](Data(contentsOf: file)) == good)
+    }
+    // Zeros, then records, with no whole page of zeros between: damage, not a crash's end.
+    let file = try newest()
+    try Data(good + [UInt8](repeating: 0, count: 100) + good).write(to: file)
+    let zeroed = try ProcessTests.runToExit(["--port", "0", "--data-dir", path])
+    #expect(zeroed.status == 65)
+    #expect(zeroed.errors.contains("damaged at offset \(good.count)"), "\(zeroed.errors)")
+    try Data(good).write(to: file)
+
     let restarted = try ServerProcess(["--data-dir", path, "--log-level", "warning"])
     defer { restarted.stop() }
     let again = TestSession(client: restarted.client, id: session.id, token: session.token)
