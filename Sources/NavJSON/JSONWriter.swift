@@ -249,6 +249,7 @@ public struct JSONWriter: ~Copyable {
   mutating func grow(toHold needed: Int) {
     let newCapacity = Swift.max(capacity * 2, needed)
     guard let moved = realloc(start, newCapacity) else {
+      // As on any of Swift's own allocations: no caller could go on without the room.
       fatalError("out of memory for \(newCapacity) bytes")
     }
     start = moved.assumingMemoryBound(to: UInt8.self)

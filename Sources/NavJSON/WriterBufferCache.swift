@@ -52,6 +52,8 @@ enum WriterBufferCache {
       if buffer.capacity >= capacity, let start = buffer.start { return (start, buffer.capacity) }
       free(buffer.start)
     }
+    // Out of memory, the process stops, as on any of Swift's own allocations (an array's, a
+    // class instance's): no caller could go on without the buffer.
     guard let memory = malloc(capacity) else { fatalError("out of memory for \(capacity) bytes") }
     return (memory, capacity)
   }

@@ -83,6 +83,25 @@ public final class ServerProcess: @unchecked Sendable {
     Self.killAndReap(process)
   }
 
+  /// What the server wrote after its first line, on standard output and then standard error, as
+  /// far as it can be read now (all of it once the server has exited).
+  public func writtenText() -> String {
+    Self.readAvailable(output.fileHandleForReading.fileDescriptor)
+      + Self.readAvailable(errors.fileHandleForReading.fileDescriptor)
+  }
+
+  private static func readAvailable(_ fd: Int32) -> String {
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 4096)
+    var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+    while poll(&poller, 1, 100) > 0 {
+      let count = read(fd, &chunk, chunk.count)
+      guard count > 0 else { break }
+      bytes += chunk[0..<count]
+    }
+    return String(decoding: bytes, as: UTF8.self)
+  }
+
   public enum ServerError: Error {
     case unexpectedFirstLine(String)
     case noOutput
