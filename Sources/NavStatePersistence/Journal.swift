@@ -8,9 +8,10 @@ import Synchronization
 #endif
 
 /// Every accepted change, appended to `DIR/journal.<generation>` before it is answered
-/// (`--data-dir`), in Redis's manner: with the snapshot, a restart after a crash loses nothing
-/// that was answered 2xx (with `--fsync always`), or at most the last second of it
-/// (`everysec`, the default), or whatever the system had not yet written (`no`).
+/// (`--data-dir`), in Redis's manner: with the snapshot, a restart after a crash of the process
+/// loses nothing that was answered 2xx; after a crash of the machine, nothing either with
+/// `--fsync always`, at most the last second of it with `everysec` (the default), or whatever
+/// the system had not yet written with `no`.
 ///
 /// Records are framed as in the snapshot (length, CRC-32, bytes). A snapshot starts a new
 /// generation first, so the journal files it covers can then be deleted; a change that lands in
