@@ -51,7 +51,9 @@ private func migrate(
   sourceLocation: SourceLocation = #_sourceLocation
 ) throws -> (NavigationState, [NavigationEvent], MigrationSummary) {
   let summary = try state.migrationSummary(through: graphs, isOpen: isOpen)
-  let (after, events) = try state.migrated(through: graphs, isOpen: isOpen)
+  let (after, events, done) = try state.migratedAndSummarized(through: graphs, isOpen: isOpen)
+  #expect(
+    done == summary, "a migration reports what its dry run said", sourceLocation: sourceLocation)
   #expect(after.invariantViolations() == [], sourceLocation: sourceLocation)
   checkEventRules(
     events, before: state, after: after, orderedByOperation: true, sourceLocation: sourceLocation)

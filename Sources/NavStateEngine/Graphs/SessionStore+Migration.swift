@@ -12,24 +12,25 @@ extension SessionStore {
     let generation = catalog.generation
     guard data.catalogGeneration != generation else { return }
     let newer = catalog.versions(after: data.navigation.graph)
-    if !newer.isEmpty { try migrate(record, &data, through: newer) }
+    if !newer.isEmpty { _ = try migrate(record, &data, through: newer) }
     data.catalogGeneration = generation
   }
 
   /// One versioned step to the last of `newer`: the core's migration, its events logged and
   /// journaled (undone if the journal cannot take them), delivered to open streams, each of
   /// which then gets a `reset` with the whole new state. A session the core cannot move (its
-  /// graph's new root needs a param without a default) stays on its version.
+  /// graph's new root needs a param without a default) stays on its version, and nil is
+  /// returned; else what a dry run would have said of the move.
   private func migrate(
     _ record: SessionRecord, _ data: inout SessionRecord.Data, through newer: [RouteGraph]
-  ) throws(EngineRefusal) {
+  ) throws(EngineRefusal) -> MigrationSummary? {
     let from = data.navigation.graphVersion
-    let migrated: (NavigationState, [NavigationEvent])
+    let migrated: (NavigationState, [NavigationEvent], MigrationSummary)
     do {
-      migrated = try data.navigation.migrated(
+      migrated = try data.navigation.migratedAndSummarized(
         through: newer, isOpen: Self.isOpen(in: data, under: newer))
     } catch {
-      return
+      return nil
     }
     let undo = (data.navigation, data.log.mark, data.updatedAt)
     data.navigation = migrated.0
@@ -53,6 +54,7 @@ extension SessionStore {
     data.routeCounts = catalog.counts(for: data.navigation.graph)
     account(migrated.1, counts: data.routeCounts)
     counters.countMigration(graph: data.navigation.graph.name)
+    return migrated.2
   }
 
   /// Whether a route of the newest of `graphs` is open in the session's context (docs/behaviour.md section 10): a
@@ -98,13 +100,8 @@ extension SessionStore {
           data.catalogGeneration = generation
           return
         }
-        if let summary = try? data.navigation.migrationSummary(
-          through: newer, isOpen: Self.isOpen(in: data, under: newer))
-        {
-          report.add(summary)
-        }
         do throws(EngineRefusal) {
-          try migrate(record, &data, through: newer)
+          if let summary = try migrate(record, &data, through: newer) { report.add(summary) }
           data.catalogGeneration = generation
         } catch {
           refusal = error

@@ -45,11 +45,32 @@ extension NavigationState {
   public func migrated(through graphs: [RouteGraph], isOpen: (Route) -> Bool = { _ in true })
     throws(NavigationError) -> (NavigationState, [NavigationEvent])
   {
+    let (state, events, _) = try migratedAndSummarized(through: graphs, isOpen: isOpen)
+    return (state, events)
+  }
+
+  /// `migrated(through:isOpen:)`, and what `migrationSummary(through:isOpen:)` would have said of
+  /// it, read off the migration itself: migrating every live session reports what it did as a
+  /// dry run does, without working each session out twice.
+  public func migratedAndSummarized(
+    through graphs: [RouteGraph], isOpen: (Route) -> Bool = { _ in true }
+  ) throws(NavigationError) -> (NavigationState, [NavigationEvent], MigrationSummary) {
     var next = self
     var pending = PendingEvents()
-    _ = try next.migrate(through: graphs, isOpen: isOpen, into: &pending)
+    let outcome = try next.migrate(through: graphs, isOpen: isOpen, into: &pending)
     let events = next.commit(&pending)
-    return (next, events)
+    let summary = MigrationSummary(
+      outcome: outcome, stopped: Self.stoppedRoutes(events.lazy.map(\.kind)))
+    return (next, events, summary)
+  }
+
+  /// Coordinators stopped, by route name.
+  private static func stoppedRoutes(_ kinds: some Sequence<NavigationEvent.Kind>) -> [String: Int] {
+    var stopped: [String: Int] = [:]
+    for kind in kinds {
+      if case .stopped(_, let route, _) = kind { stopped[route, default: 0] += 1 }
+    }
+    return stopped
   }
 
   /// What `migrated(through:isOpen:)` would do, without its state or events: for dry runs over
@@ -68,11 +89,7 @@ extension NavigationState {
     var pending = PendingEvents()
     let outcome = try scratch.migrateTree(through: graphs, isOpen: isOpen, into: &pending)
     pending.endOperation()
-    var stopped: [String: Int] = [:]
-    for kind in pending.ordered {
-      if case .stopped(_, let route, _) = kind { stopped[route, default: 0] += 1 }
-    }
-    return MigrationSummary(outcome: outcome, stopped: stopped)
+    return MigrationSummary(outcome: outcome, stopped: Self.stoppedRoutes(pending.ordered))
   }
 
   mutating func migrate(
