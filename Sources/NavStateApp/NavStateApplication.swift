@@ -157,9 +157,17 @@ public final class NavStateApplication {
           Self.saveSnapshot(store, to: dataDirectory, logger: logger)
         })
     }
-    let journalFlush = dataDirectory?.journal.flatMap { journal in
-      journal.policy == .everysec
-        ? RepeatingTask(label: "navstate.fsync", interval: 1) { journal.syncIfWritten() } : nil
+    // Each second: the flush of `everysec`, and, after a flush failed (changes are refused until
+    // a snapshot holds what it may have lost), a snapshot at once, whatever the interval.
+    let journalFlush = dataDirectory.flatMap { dataDirectory in
+      dataDirectory.journal.map { journal in
+        RepeatingTask(label: "navstate.fsync", interval: 1) {
+          if journal.policy == .everysec { journal.syncIfWritten() }
+          if journal.needsSnapshot {
+            Self.saveSnapshot(store, to: dataDirectory, logger: logger)
+          }
+        }
+      }
     }
     running = Running(
       store: store, server: server, dataDirectory: dataDirectory, tasks: tasks,
@@ -199,18 +207,22 @@ public final class NavStateApplication {
   }
 
   /// Stops in order: timers, the server (in-flight requests finish), the last snapshot, the
-  /// journal.
+  /// journal's last flush.
   public func stop() {
     guard let running else { return }
     self.running = nil
     for task in running.tasks { task.stop() }
+    // Before the last snapshot, which it could otherwise overlap (it writes one after a failed
+    // flush); `finish` flushes what was written since its last run.
+    running.journalFlush?.stop()
     running.server.shutdown()
     // After the server: no request changes a session once the snapshot is taken.
     if let dataDirectory = running.dataDirectory {
       Self.saveSnapshot(running.store, to: dataDirectory, logger: logger)
     }
-    running.journalFlush?.stop()
-    running.dataDirectory?.journal?.finish()
+    if let failure = running.dataDirectory?.journal?.finish() {
+      logger.error("journal not flushed at stop", metadata: ["error": "\(failure)"])
+    }
     // What was held back is still told, however little of its interval has passed.
     for (kind, suppressed) in running.warnings.expired(now: .infinity) {
       logger.warning("\(Self.summary(kind, suppressed))")

@@ -615,35 +615,43 @@ public final class DataDirectory: Sendable {
       throw Failure(description: "cannot rename \(temporary) to \(path): \(systemError())")
     }
     // The rename itself is on disk once the directory is.
-    syncDirectory(directory)
+    try syncDirectory(directory)
   }
 
   /// Flushes `directory`'s entries (a file made, renamed or deleted in it).
-  package static func syncDirectory(_ directory: String) {
+  package static func syncDirectory(_ directory: String) throws(Failure) {
     let descriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-    guard descriptor >= 0 else { return }
-    _ = fsync(descriptor)
+    guard descriptor >= 0, fsync(descriptor) == 0 else {
+      let reason = systemError()
+      if descriptor >= 0 { close(descriptor) }
+      throw Failure(description: "cannot flush the directory \(directory): \(reason)")
+    }
     close(descriptor)
   }
 
   /// Whether the record that fails at `start` (its header's `length`; -1 when the file ends
-  /// before a whole header) is where writing stopped: nothing but zeros follows it, or a page of
-  /// zeros lies under it or right after it (allocated room never written, which a crash of the
-  /// machine can leave in front of later pages that were written: the last second's, with
-  /// `everysec`).
+  /// before a whole header) is where writing stopped, in the last file, after a crash:
+  /// - the file ends before the record does (a record cut short);
+  /// - only zeros follow the record (the room allocated ahead, after a record torn in it);
+  /// - no record starts here (a zero length) and zeros run to the end of the page: room not yet
+  ///   written when the page last reached the disk;
+  /// - a whole page of zeros starts inside the record: room never written, which a crash of the
+  ///   machine can leave in front of later pages that were written (the last second's, with
+  ///   `everysec`).
+  ///
+  /// Anything else is damage: intact records after a failing one, with no unwritten page
+  /// between, were written after it and answered.
   private static func isTornEnd(_ bytes: [UInt8], at start: Int, length: Int) -> Bool {
-    let frameEnd =
-      switch length {
-      case ..<0: bytes.count
-      // No record here: zeros (allocated room) or damage.
-      case 0: start
-      default: min(start + 8 + length, bytes.count)
-      }
-    if bytes[frameEnd...].allSatisfy({ $0 == 0 }) { return true }
     let page = 4096
-    var pageStart = (start + page - 1) / page * page
-    // Pages that start under the record or in the page after it.
-    while pageStart < frameEnd + page, pageStart + page <= bytes.count {
+    if length < 0 { return true }
+    if length == 0 {
+      let pageEnd = min((start / page + 1) * page, bytes.count)
+      return bytes[start..<pageEnd].allSatisfy { $0 == 0 }
+    }
+    let frameEnd = min(start + 8 + length, bytes.count)
+    if bytes[frameEnd...].allSatisfy({ $0 == 0 }) { return true }
+    var pageStart = (start / page + 1) * page
+    while pageStart < frameEnd, pageStart + page <= bytes.count {
       if bytes[pageStart..<pageStart + page].allSatisfy({ $0 == 0 }) { return true }
       pageStart += page
     }

@@ -17,7 +17,7 @@ enum FileSystemType {
     else { return nil }
     let device = UInt64(status.st_dev)
     let major = ((device >> 8) & 0xFFF) | ((device >> 32) & ~0xFFF)
-    let minor = (device & 0xFF) | ((device >> 12) & ~0xFF)
+    let minor = (device & 0xFF) | ((device >> 12) & 0xFFFF_FF00)
     return type(ofDevice: "\(major):\(minor)", in: table)
   }
 

@@ -93,9 +93,16 @@ public final class Journal: Sendable {
     self.directory = directory
     self.policy = policy
     self.flush = flush
-    file = Mutex(
-      State(
-        current: try JournalFile(path: Self.path(directory, generation), generation: generation)))
+    file = Mutex(State(current: try Self.open(directory, generation)))
+  }
+
+  /// Opens (or makes) a generation's file, its directory entry on disk.
+  private static func open(_ directory: String, _ generation: Int) throws(DataDirectory.Failure)
+    -> JournalFile
+  {
+    let file = try JournalFile(path: path(directory, generation), generation: generation)
+    try DataDirectory.syncDirectory(directory)
+    return file
   }
 
   package static func path(_ directory: String, _ generation: Int) -> String {
@@ -161,17 +168,15 @@ public final class Journal: Sendable {
       }
       let generation = file.current.generation
       // Trimmed before the next file exists: only the last file may end in zeros.
-      let (cut, flushed) = file.current.trim(flush: flush)
-      guard cut else {
+      let trimmed = file.current.trim(flush: flush)
+      if !trimmed.flushed { file.flushFailed(generation) }
+      guard trimmed.cut else {
         throw DataDirectory.Failure(
           description:
-            "cannot cut the unused end off \(Self.path(directory, generation)): \(String(cString: strerror(errno)))"
-        )
+            "cannot cut the unused end off \(Self.path(directory, generation)): \(trimmed.error)")
       }
-      if !flushed { file.flushFailed(generation) }
       let next = generation + 1
-      let opened = try JournalFile(path: Self.path(directory, next), generation: next)
-      DataDirectory.syncDirectory(directory)
+      let opened = try Self.open(directory, next)
       // A refusal for a failed flush stays until the snapshot that covers it is written.
       file.current = opened
       file.unsynced = false
@@ -190,12 +195,22 @@ public final class Journal: Sendable {
     }
   }
 
-  /// Trims and flushes the file; nothing more is written.
-  public func finish() {
-    file.withLock { file in
-      guard !file.finished else { return }
-      _ = file.current.trim(flush: flush)
+  /// Whether a failed flush refuses changes until a snapshot is written: the server then writes
+  /// one at once, whatever its interval.
+  public var needsSnapshot: Bool { file.withLock { !$0.finished && $0.unflushedGeneration != nil } }
+
+  /// Trims and flushes the file; nothing more is written. Returns why the last records may not
+  /// be on disk, or nil if they are.
+  @discardableResult
+  public func finish() -> String? {
+    file.withLock { file -> String? in
+      guard !file.finished else { return nil }
       file.finished = true
+      let trimmed = file.current.trim(flush: flush)
+      guard trimmed.flushed else {
+        return "the last flush of \(Self.path(directory, file.current.generation)) failed"
+      }
+      return file.unflushedGeneration.map { "an earlier flush of journal.\($0) failed" }
     }
   }
 }

@@ -126,16 +126,19 @@ final class JournalFile: @unchecked Sendable {
 
   /// Cuts the zeroed room off and flushes, for a file that is done with (it stays usable).
   /// `cut` is false if the room could not be cut off (the file would then end in zeros, which
-  /// only the last file may); `flushed` is false if the flush failed.
-  func trim(flush: (Int32) -> Bool = { fdatasync($0) == 0 }) -> (cut: Bool, flushed: Bool) {
+  /// only the last file may), and `error` says why; `flushed` is false if the flush failed.
+  func trim(flush: (Int32) -> Bool = { fdatasync($0) == 0 })
+    -> (cut: Bool, flushed: Bool, error: String)
+  {
     unmap()
     // Whatever `allocated` says: a partial allocation on a full disk may have grown the file.
     guard ftruncate(descriptor, off_t(size)) == 0 else {
-      return (false, flush(descriptor))
+      let error = String(cString: strerror(errno))
+      return (false, flush(descriptor), error)
     }
     allocated = size
     damaged = false
-    return (true, flush(descriptor))
+    return (true, flush(descriptor), "")
   }
 
   private func reserve(through end: Int) -> Bool {

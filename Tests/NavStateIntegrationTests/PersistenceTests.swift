@@ -233,8 +233,16 @@ struct CrashTests {
       return URL(fileURLWithPath: path + "/" + (last ?? ""))
     }
     let tornRecord = [UInt8]([40, 0, 0, 0, 9, 9, 9, 9, 1, 2, 3])
-    let unwritten = [UInt8](repeating: 0, count: 8192)
-    for tail in [tornRecord + unwritten, tornRecord + unwritten + good] {
+    let page = 4096
+    #expect(good.count + 8 < page)
+    // A long record whose second page never reached the disk: zeros, then a written page.
+    let overlapping =
+      [0x88, 0x13, 0, 0, 9, 9, 9, 9] + [UInt8](repeating: 1, count: page - good.count - 8)
+      + [UInt8](repeating: 0, count: page) + good
+    // No record after the last: zeros to the end of its page (written before the rest of the
+    // page was), then a page written later.
+    let zerosToPageEnd = [UInt8](repeating: 0, count: page - good.count) + good
+    for tail in [tornRecord + [UInt8](repeating: 0, count: 2 * page), overlapping, zerosToPageEnd] {
       let file = try newest()
       try Data(good + tail).write(to: file)
       let started = try ServerProcess([
@@ -243,6 +251,12 @@ struct CrashTests {
       crash(started)
       #expect(try [UInt8](Data(contentsOf: file)) == good)
     }
+    // A damaged record with intact ones after it, then the room a crash leaves: damage.
+    let roomAfterDamage = try newest()
+    try Data(damaged + [UInt8](repeating: 0, count: 2 * page)).write(to: roomAfterDamage)
+    let damagedThenRoom = try ProcessTests.runToExit(["--port", "0", "--data-dir", path])
+    #expect(damagedThenRoom.status == 65)
+    #expect(damagedThenRoom.errors.contains("damaged at offset 0"), "\(damagedThenRoom.errors)")
     // Zeros, then records, with no whole page of zeros between: damage, not a crash's end.
     let file = try newest()
     try Data(good + [UInt8](repeating: 0, count: 100) + good).write(to: file)

@@ -68,11 +68,18 @@ struct SecretHygieneTests {
     #expect(!output.contains(token), "a token is in the log:\n\(output)")
     let files = try FileManager.default.contentsOfDirectory(atPath: data)
     #expect(files.contains("snapshot") && files.contains { $0.hasPrefix("journal.") })
+    // The token's own bits too (43 base64url characters: 32 bytes), not only its text.
+    let base64 =
+      token.replacingOccurrences(of: "-", with: "+")
+      .replacingOccurrences(of: "_", with: "/") + "="
+    let tokenBytes = try #require(Data(base64Encoded: base64))
+    #expect(tokenBytes.count == 32)
     for name in files {
-      let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: data + "/" + name)))
-      let text = String(decoding: bytes, as: UTF8.self)
+      let contents = try Data(contentsOf: URL(fileURLWithPath: data + "/" + name))
+      let text = String(decoding: contents, as: UTF8.self)
       #expect(!text.contains(Self.backendKey), "the backend key is in \(name)")
       #expect(!text.contains(token), "a token is in \(name)")
+      #expect(contents.range(of: tokenBytes) == nil, "a token's bytes are in \(name)")
     }
   }
 }
