@@ -175,6 +175,13 @@ public struct JSONObject: Sendable, Equatable, Hashable {
 
   public var keys: [String] { members.map(\.key) }
   public var isEmpty: Bool { members.isEmpty }
+
+  /// The members whose value is not `null`: for documents where an explicit null means the
+  /// same as an absent member, as typed clients write optional fields they do not set.
+  public var withoutNulls: JSONObject {
+    guard members.contains(where: { $0.value == .null }) else { return self }
+    return JSONObject(members.filter { $0.value != .null })
+  }
 }
 
 extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral,

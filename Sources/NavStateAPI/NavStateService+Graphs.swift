@@ -42,10 +42,14 @@ extension NavStateService {
   }
 
   /// `PUT /v1/graphs/{name}`: loads a new version (201), or with `?dryRun=true` says what
-  /// migrating every live session to it would do and loads nothing (200).
-  func putGraph(_ request: HTTPRequest, named name: String) throws(APIProblem) -> HTTPResponse {
-    try requireBackend(request, for: "loading a graph")
-    let dryRun = try Self.flag(request, "dryRun")
+  /// migrating every live session to it would do and loads nothing (200). `POST
+  /// /v1/graphs/{name}/dry-run` (`dryRunOnly`) is that dry run as an operation of its own, so
+  /// that each operation has one answer type for typed clients.
+  func putGraph(_ request: HTTPRequest, named name: String, dryRunOnly: Bool = false)
+    throws(APIProblem) -> HTTPResponse
+  {
+    try requireBackend(request, for: dryRunOnly ? "a graph's dry run" : "loading a graph")
+    let dryRun = try Self.flag(request, "dryRun") || dryRunOnly
     guard !request.body.isEmpty else {
       throw APIProblem(
         status: 422, code: "invalid_graph", title: "Invalid graph",

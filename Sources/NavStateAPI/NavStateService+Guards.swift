@@ -15,6 +15,7 @@ extension NavStateService {
     guard caller == .backend else {
       throw APIProblem(.backendOnly(what: "setting a session's context"))
     }
+    if merge { try Self.requireMergePatchMediaType(request) }
     guard let body = try Self.jsonBody(request) else {
       throw APIProblem(
         NavigationError(.invalidContext, "send the context (or, with PATCH, a merge patch)"))
@@ -91,3 +92,30 @@ extension NavStateService {
     ).http
   }
 }
+
+extension NavStateService {
+  /// A PATCH of the context is an RFC 7396 merge patch, and says so: `application/json` there
+  /// would ask for some other patch format (RFC 6902's is `application/json-patch+json`).
+  static func requireMergePatchMediaType(_ request: HTTPRequest) throws(APIProblem) {
+    let type = request.headers["content-type"]
+    let essence = type?.split(separator: ";").first.map {
+      $0.trimmingSpaces.lowercased()
+    }
+    guard essence != "application/merge-patch+json" else { return }
+    throw APIProblem(
+      status: 415, code: "unsupported_media_type", title: "Unsupported media type",
+      detail: type.map { "send the merge patch as application/merge-patch+json, not \(quoted($0))" }
+        ?? "send the merge patch with Content-Type: application/merge-patch+json",
+      headers: [("Accept-Patch", "application/merge-patch+json")])
+  }
+}
+
+extension Substring {
+  fileprivate var trimmingSpaces: Substring {
+    var text = self
+    while text.first == " " || text.first == "\t" { text.removeFirst() }
+    while text.last == " " || text.last == "\t" { text.removeLast() }
+    return text
+  }
+}
+

@@ -23,9 +23,12 @@ extension NavStateService {
       guard request.headers.values("idempotency-key").count == 1,
         IdempotencyLedger.isValidKey(idempotencyKey)
       else { throw APIProblem.invalidIdempotencyKey }
-      let record = try authorize(sessionKey, request)
+      let (record, caller) = try authorizeCaller(sessionKey, request)
+      // The backend and the session's token holder have key spaces of their own: the same key
+      // from the other is another request, whose answer may differ (a 403 backend_only). A
+      // space is no visible character, so no client's key can look like a backend one.
       let claim = IdempotencyClaim(
-        key: idempotencyKey,
+        key: caller == .backend ? "backend " + idempotencyKey : idempotencyKey,
         fingerprint: IdempotencyLedger.fingerprint(
           method: request.method, path: request.path, body: request.body))
       let verdict = try engine { () throws(EngineRefusal) in

@@ -8,7 +8,7 @@ extension NavStateService {
   func createSession(_ request: HTTPRequest) throws(APIProblem) -> HTTPResponse {
     var graphName: String?
     var root: RouteRequest?
-    var context = SessionContext()
+    var context: SessionContext?
     if let body = try Self.jsonBody(request) {
       guard let object = body.objectValue else {
         throw APIProblem(NavigationError(.invalidRequest, "the body must be a JSON object"))
@@ -26,8 +26,9 @@ extension NavStateService {
       do throws(NavigationError) {
         if let rootValue = object["root"] { root = try CommandDecoder.rootRequest(rootValue) }
         if let contextValue = object["context"] {
-          context = try SessionContext(json: contextValue)
-          try context.checkSize()
+          let given = try SessionContext(json: contextValue)
+          try given.checkSize()
+          context = given
         }
       } catch {
         throw APIProblem(error)

@@ -39,6 +39,11 @@ public final class NavStateService: Sendable {
     router.add("PUT", "/v1/graphs/{name}") { [self] request, params in
       answer { () throws(APIProblem) in try putGraph(request, named: params["name"] ?? "") }
     }
+    router.add("POST", "/v1/graphs/{name}/dry-run") { [self] request, params in
+      answer { () throws(APIProblem) in
+        try putGraph(request, named: params["name"] ?? "", dryRunOnly: true)
+      }
+    }
     router.add("POST", "/v1/graphs/{name}/migrate") { [self] request, params in
       answer { () throws(APIProblem) in try migrateGraph(request, named: params["name"] ?? "") }
     }

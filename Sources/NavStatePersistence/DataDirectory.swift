@@ -65,17 +65,57 @@ public final class DataDirectory: Sendable {
     guard access(path, W_OK) == 0 else {
       throw Failure(description: "cannot write in the data directory \(path)")
     }
-    lockDescriptor = try Self.takeOwnership(of: path)
+    (directoryDescriptor, lockDescriptor) = try Self.takeOwnership(of: path)
   }
 
-  /// `DIR/lock`, locked (flock) for as long as this process lives: a second server on the same
-  /// directory would overwrite the first one's snapshot and delete its journal. The kernel drops
-  /// the lock when the process ends, however it ends, so a crash leaves nothing to clean up.
+  /// The directory itself and `DIR/lock`, both locked (flock) for as long as this process
+  /// lives: a second server on the same directory would overwrite the first one's snapshot and
+  /// delete its journal. The kernel drops the locks when the process ends, however it ends, so a
+  /// crash leaves nothing to clean up. The directory's lock is the one that counts: a file can
+  /// be deleted and made anew under a running server (and a new one locked), the directory it
+  /// is in cannot while it holds the journal. `DIR/lock` names the owner's process.
+  private let directoryDescriptor: Int32
   private let lockDescriptor: Int32
 
-  deinit { close(lockDescriptor) }
+  deinit {
+    close(lockDescriptor)
+    close(directoryDescriptor)
+  }
 
-  private static func takeOwnership(of path: String) throws(Failure) -> Int32 {
+  private static func takeOwnership(of path: String) throws(Failure) -> (Int32, Int32) {
+    let directory = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    guard directory >= 0 else {
+      throw Failure(description: "cannot open the data directory \(path): \(systemError())")
+    }
+    if flock(directory, LOCK_EX | LOCK_NB) != 0 {
+      let busy = errno == EWOULDBLOCK
+      let reason = systemError()
+      close(directory)
+      guard busy else { throw Failure(description: "cannot lock \(path): \(reason)") }
+      throw inUse(path)
+    }
+    do throws(Failure) {
+      return (directory, try lockFile(of: path))
+    } catch {
+      close(directory)
+      throw error
+    }
+  }
+
+  private static func inUse(_ path: String) -> Failure {
+    let owner = (try? readFile(path + "/lock")).flatMap { $0 }.map {
+      String(decoding: $0, as: UTF8.self)
+    }
+    let process =
+      owner.flatMap { Int($0.split(separator: "\n").first ?? "") }.map { " (process \($0))" }
+      ?? ""
+    return Failure(
+      description:
+        "the data directory \(path) is in use by another navstate\(process), which holds its lock; give this server a directory of its own"
+    )
+  }
+
+  private static func lockFile(of path: String) throws(Failure) -> Int32 {
     let lockPath = path + "/lock"
     let descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
     guard descriptor >= 0 else {
@@ -84,18 +124,9 @@ public final class DataDirectory: Sendable {
     guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
       let busy = errno == EWOULDBLOCK
       let reason = systemError()
-      let owner = (try? readFile(lockPath)).flatMap { $0 }.map {
-        String(decoding: $0, as: UTF8.self)
-      }
       close(descriptor)
       guard busy else { throw Failure(description: "cannot lock \(lockPath): \(reason)") }
-      let process =
-        owner.flatMap { Int($0.split(separator: "\n").first ?? "") }.map { " (process \($0))" }
-        ?? ""
-      throw Failure(
-        description:
-          "the data directory \(path) is in use by another navstate\(process), which holds the lock on \(lockPath); give this server a directory of its own"
-      )
+      throw inUse(path)
     }
     let pid = Array("\(getpid())\n".utf8)
     _ = ftruncate(descriptor, 0)

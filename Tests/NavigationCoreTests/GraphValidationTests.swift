@@ -84,7 +84,7 @@ struct GraphValidationTests {
       ),
       (#"{"name":"home","tabs":["home"]}"#, "home", "contain each other: home -> home"),
       (#"{"name":"home","tabs":["a","a"]},{"name":"a"}"#, "home", "'tabs' lists a route twice"),
-      (#"{"name":"home","tabs":[]}"#, "home", "'tabs' must be a non-empty array"),
+      (#"{"name":"home","tabs":{}}"#, "home", "'tabs' must be an array"),
       // fields
       (#"{"name":"home","colour":"red"}"#, "home", "unknown field 'colour'"),
       (#"{"name":"home","presentation":"tab"}"#, "home", "'presentation' must be"),

@@ -595,14 +595,14 @@ def test_the_graph_picture_draws_every_route_next_arrow_and_tab_group(browser):
     assert len(edges) == len(picture["edges"]), "an edge is drawn twice"
     expected = set()
     for route in graph["routes"]:
-        expected |= {(route["name"], to, "next") for to in route.get("next", [])}
+        expected |= {(route["name"], to, "next") for to in (route.get("next") or [])}
         expected |= {(route["name"], tab, "tab") for tab in route.get("tabs", [])}
     assert edges == expected
     assert ("detail", "detail", "next") in edges  # a route that may show itself
     for edge in picture["edges"]:
         assert edge[4] == f"graph-edge-{edge[0]}-{edge[1]}"
     # A route without `next` may show any route: a mark, not an arrow to every route.
-    assert set(picture["any"]) == {name for name, route in routes.items() if "next" not in route}
+    assert set(picture["any"]) == {name for name, route in routes.items() if route.get("next") is None}
     assert "settings" in picture["any"] and "scene2" not in picture["any"]
     # Each tab container's box holds its tabs, and only them.
     containers = {name: route["tabs"] for name, route in routes.items() if "tabs" in route}

@@ -455,11 +455,15 @@ public enum StateJSON {
         writer.string(presentation.rawValue)
       }
       writer.endArray()
+      // Written even when absent (null: any route), so that a typed client that cannot tell an
+      // absent list from an empty one (`next: []`, none) sends back what it read.
+      writer.key("next")
       if let next = route.next {
-        writer.key("next")
         writer.beginArray()
         for name in next.sorted() { writer.string(name) }
         writer.endArray()
+      } else {
+        writer.null()
       }
       if let tabs = route.tabs {
         writer.key("tabs")

@@ -114,10 +114,13 @@ extension SessionStore {
 
   /// Loads a new version of a graph: saved first (with a data directory), then in the catalog.
   package func load(_ version: GraphCatalog.Version) throws(EngineRefusal) {
-    if let newest = catalog.newest(version.graph.name), newest.version >= version.graph.version {
-      throw EngineRefusal.graphVersionExists(name: newest.name, newest: newest.version)
+    try graphLoads.withLock { _ throws(EngineRefusal) in
+      if let newest = catalog.newest(version.graph.name), newest.version >= version.graph.version
+      {
+        throw EngineRefusal.graphVersionExists(name: newest.name, newest: newest.version)
+      }
+      if let journal, !journal.recordGraph(version) { throw EngineRefusal.journalUnavailable }
+      try catalog.add(version)
     }
-    if let journal, !journal.recordGraph(version) { throw EngineRefusal.journalUnavailable }
-    try catalog.add(version)
   }
 }

@@ -37,6 +37,10 @@ public final class SessionStore: Sendable {
   public let counters = NavigationCounters()
   /// Where accepted changes are written before they are answered (`--data-dir`); nil: nowhere.
   private let journalSlot = Mutex<(any SessionJournal)?>(nil)
+  /// Held across a graph load's check, save and catalog entry, so that two loads of one version
+  /// (two PUTs, a PUT and SIGHUP) cannot both pass the check: what is answered, served and saved
+  /// is one version's bytes.
+  package let graphLoads = Mutex(())
 
   package var journal: (any SessionJournal)? { journalSlot.withLock { $0 } }
 

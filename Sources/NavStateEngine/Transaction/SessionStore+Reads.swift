@@ -24,14 +24,15 @@ extension SessionStore {
   /// `context` is the backend's alone: a creation by anyone else (`creator` nil) with one is
   /// refused.
   package func createSession(
-    graph name: String?, root: RouteRequest?, context: SessionContext = SessionContext(),
+    graph name: String?, root: RouteRequest?, context: SessionContext? = nil,
     creator: Caller? = nil, client: String, now: Timestamp = .now()
   ) throws(EngineRefusal) -> CreatedSession {
-    if !context.isEmpty, creator != .backend {
+    // Any `context` member, `{}` included, is the backend's to give.
+    if context != nil, creator != .backend {
       throw EngineRefusal.backendOnly(what: "a session's context")
     }
     let (record, token) = try create(
-      graph: name, root: root, context: context, client: client, now: now)
+      graph: name, root: root, context: context ?? SessionContext(), client: client, now: now)
     var writer = JSONWriter(capacity: 1024)
     let version = record.data.withLock { data in
       writer.beginObject()

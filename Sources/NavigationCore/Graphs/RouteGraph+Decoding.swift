@@ -37,7 +37,9 @@ private struct GraphDecoder {
   }
 
   func decode(_ document: JSONValue) throws(GraphError) -> RouteGraph {
-    guard let object = document.objectValue else { throw fail("the document must be an object") }
+    guard let object = document.objectValue?.withoutNulls else {
+      throw fail("the document must be an object")
+    }
     if let unknown = object.keys.first(where: { !topLevelKeys.contains($0) }) {
       throw fail("unknown field '\(unknown)'")
     }
@@ -74,8 +76,9 @@ private struct GraphDecoder {
 
   /// `requires` (context key to a value, or an array of accepted values) and `redirect`.
   func decodeGuard(_ element: JSONValue, route: String) throws(GraphError) -> RouteGuard? {
-    guard let object = element.objectValue else { return nil }
-    let requiresValue = object["requires"]
+    guard let object = element.objectValue?.withoutNulls else { return nil }
+    // `requires: {}` requires nothing, as an absent one: typed clients send empty objects.
+    let requiresValue = object["requires"].flatMap { $0.objectValue?.isEmpty == true ? nil : $0 }
     let redirectValue = object["redirect"]
     if requiresValue == nil && redirectValue == nil { return nil }
     var redirect: String?
@@ -138,22 +141,37 @@ private struct GraphDecoder {
           "'redirect' names '\(redirect)', whose required param '\(missing.name)' has no default: a redirect starts on its own",
           route: route.name)
       }
-      // Each route has at most one redirect, so following the chain finds any loop.
-      var chain = [route.name]
-      var next: String? = redirect
-      while let current = next {
-        if let start = chain.firstIndex(of: current) {
-          let loop = (chain[start...] + [current]).joined(separator: " -> ")
-          throw fail("redirects loop: \(loop)", route: route.name)
+    }
+    try checkRedirectLoops(routes.map(\.name), guardByName)
+  }
+
+  /// Each route has at most one redirect, so the redirects form chains; each route is walked
+  /// once, whatever the chains' lengths (a walk that meets a route already cleared stops).
+  func checkRedirectLoops(_ names: [String], _ guardByName: [String: RouteGuard])
+    throws(GraphError)
+  {
+    var cleared: Set<String> = []
+    for start in names where guardByName[start] != nil && !cleared.contains(start) {
+      var chain: [String] = []
+      var onChain: [String: Int] = [:]
+      var next: String? = start
+      while let current = next, !cleared.contains(current) {
+        if let position = onChain[current] {
+          let loop = (chain[position...] + [current]).joined(separator: " -> ")
+          throw fail("redirects loop: \(loop)", route: start)
         }
+        onChain[current] = chain.count
         chain.append(current)
         next = guardByName[current]?.redirect
       }
+      cleared.formUnion(chain)
     }
   }
 
   func decodeRoute(_ element: JSONValue) throws(GraphError) -> Route {
-    guard let object = element.objectValue else { throw fail("every route must be an object") }
+    guard let object = element.objectValue?.withoutNulls else {
+      throw fail("every route must be an object")
+    }
     guard let name = object["name"]?.stringValue else { throw fail("a route has no 'name'") }
     guard isRouteName(name) else {
       throw fail("the name must match [a-z][A-Za-z0-9_]*", route: name)
@@ -244,7 +262,7 @@ private struct GraphDecoder {
         throw fail("param '\(name)' must match [A-Za-z_][A-Za-z0-9_]*", route: route)
       }
       guard specs[name] == nil else { throw fail("param '\(name)' declared twice", route: route) }
-      guard let declaration = member.value.objectValue else {
+      guard let declaration = member.value.objectValue?.withoutNulls else {
         throw fail("param '\(name)' must be an object with a 'type'", route: route)
       }
       if let unknown = declaration.keys.first(where: { !paramKeys.contains($0) }) {
@@ -279,10 +297,12 @@ private struct GraphDecoder {
     throws(GraphError) -> [String]?
   {
     guard let value else { return nil }
-    guard let list = value.arrayValue, allowEmpty || !list.isEmpty else {
-      throw fail(
-        "'\(field)' must be a\(allowEmpty ? "n" : " non-empty") array of route names", route: route)
+    guard let list = value.arrayValue else {
+      throw fail("'\(field)' must be an array of route names", route: route)
     }
+    // An empty list where one would be meaningless (`tabs: []`) is read as none at all: typed
+    // clients send empty arrays for absent ones.
+    if list.isEmpty && !allowEmpty { return nil }
     var names: [String] = []
     for item in list {
       guard let name = item.stringValue else {

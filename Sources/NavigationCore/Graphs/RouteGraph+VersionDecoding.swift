@@ -22,7 +22,7 @@ struct VersionDecoder {
   /// of this version (`known`): whatever a session is moved to must exist here.
   func migration(_ value: JSONValue?, known: Set<String>) throws(GraphError) -> GraphMigration {
     guard let value else { return .none }
-    guard let object = value.objectValue else {
+    guard let object = value.objectValue?.withoutNulls else {
       throw fail("'migrate' must be an object with 'renamed' and 'removed'")
     }
     if let unknown = object.keys.first(where: { $0 != "renamed" && $0 != "removed" }) {

@@ -116,8 +116,8 @@ extension NavigationState {
   }
 
   /// The first open route that may be a root and starts without params of its own: along the
-  /// closed root's redirects, then the graph's root and its redirects; the graph's root when
-  /// none is.
+  /// closed root's redirects, then the graph's root and its redirects, then any route in the
+  /// graph's order; the graph's root when none is.
   func restartRoute(after closedRoot: String) -> Route {
     var candidates: [String] = []
     for start in [closedRoot, graph.rootRoute] {
@@ -128,13 +128,15 @@ extension NavigationState {
         next = graph.routeGuard(of: name)?.redirect
       }
     }
-    for name in candidates {
-      guard let route = graph.route(named: name), graph.mayBeRoot(route),
-        graph.isOpen(name, in: context),
-        (try? normalizedParams(.init(), for: route)) != nil
-      else { continue }
-      return route
+    func canStart(_ route: Route) -> Bool {
+      graph.mayBeRoot(route) && graph.isOpen(route.name, in: context)
+        && (try? normalizedParams(.init(), for: route)) != nil
     }
+    for name in candidates {
+      if let route = graph.route(named: name), canStart(route) { return route }
+    }
+    // No chain leads to an open root: any open route that may be one, before a closed screen.
+    if let route = graph.routes.first(where: canStart) { return route }
     return graph.route(named: graph.rootRoute) ?? graph.routes[0]
   }
 
@@ -146,9 +148,12 @@ extension NavigationState {
       graph.isOpen(request.route, in: context)
     else { return }
     pendingRequest = nil
-    stop(request.coordinator, reason: .resolved, into: &pending)
+    // Tried on a copy with the redirect stopped: a request that no longer applies leaves the
+    // redirect stopped only when it is not the root (a login the session was created at), so
+    // that the session always keeps a root.
     var scratch = self
     var scratchPending = pending
+    scratch.stop(request.coordinator, reason: .resolved, into: &scratchPending)
     scratchPending.leaveBlock = nil
     scratchPending.happened(.pendingApplied(route: request.route))
     do throws(NavigationError) {
@@ -157,6 +162,9 @@ extension NavigationState {
       self = scratch
       pending = scratchPending
     } catch {
+      if request.coordinator != rootID {
+        stop(request.coordinator, reason: .resolved, into: &pending)
+      }
       pending.happened(.pendingDropped(route: request.route, reason: .invalid, code: error.code))
     }
   }
@@ -167,8 +175,14 @@ extension NavigationState {
     switch request.action {
     case .path(let entries):
       try reconcile(entries, op: request.op, url: request.url, into: &pending)
-    case .start(let name, let params, let presentation, let parentID):
+    case .start(let name, let raw, let presentation, let parentID):
       let route = try resolveRoute(name)
+      // Checked again: the graph may have changed the route's params since it was asked for.
+      guard let params = fittedParams(raw, for: route) else {
+        throw NavigationError(
+          .invalidParams,
+          "route '\(route.name)' now requires params the pending request does not give")
+      }
       guard let parentID else {
         guard rootID == nil else {
           throw NavigationError(.invalidRequest, "the session has a root again")

@@ -12,10 +12,10 @@ extension NavigationState {
   ) throws(NavigationError) {
     _ = try coordinator(id)
     if let reason {
-      guard !reason.isEmpty, reason.count <= LeaveGuard.maxReasonLength else {
+      guard !reason.isEmpty, reason.unicodeScalars.count <= LeaveGuard.maxReasonLength else {
         throw NavigationError(
           .invalidRequest,
-          "a leave guard's reason takes 1 to \(LeaveGuard.maxReasonLength) characters")
+          "a leave guard's reason takes 1 to \(LeaveGuard.maxReasonLength) Unicode scalars")
       }
     }
     guard leaveGuard(of: id) != reason else { return }

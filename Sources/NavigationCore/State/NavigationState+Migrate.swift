@@ -103,6 +103,7 @@ extension NavigationState {
     } else {
       outcome = try migrateTree(through: graphs, isOpen: isOpen, into: &pending)
     }
+    if guarding != nil { carryPending(through: graphs, into: &pending) }
     pending.happened(.sessionMigrated(from: from, to: graph.version))
     return outcome
   }
@@ -162,7 +163,7 @@ extension NavigationState {
     self = unsettled
     pending = unsettledPending
     graph = next
-    try restart(into: &pending)
+    try restart(through: graphs, into: &pending)
     return .restarted
   }
 
@@ -233,10 +234,20 @@ extension NavigationState {
     }
   }
 
-  /// Stops the whole tree and starts it again at the graph's root.
-  private mutating func restart(into pending: inout PendingEvents) throws(NavigationError) {
+  /// Stops the whole tree and starts it again at the first open route that may be a root: the
+  /// old root's route under its new name, or its redirect, else the graph's root or its
+  /// redirect (see `restartRoute`), so that a restart never shows a screen the context closes.
+  private mutating func restart(through graphs: [RouteGraph], into pending: inout PendingEvents)
+    throws(NavigationError)
+  {
+    var oldRootRoute = graph.rootRoute
+    if let root = rootID, let name = coordinators.route(of: root),
+      case .shownAs(let renamed) = GraphMigration.fate(of: name, through: graphs)
+    {
+      oldRootRoute = renamed
+    }
     if let root = rootID { stop(root, reason: .migrated, into: &pending) }
-    let route = try resolveRoute(graph.rootRoute)
+    let route = graph.hasGuards ? restartRoute(after: oldRootRoute) : try resolveRoute(graph.rootRoute)
     guard let params = fittedParams([:], for: route) else {
       throw NavigationError(
         .invalidParams,
@@ -267,5 +278,52 @@ extension NavigationState {
       let params = fittedParams(node.params, for: route)
     else { return nil }
     return MigrationPlace(route: route, params: params)
+  }
+}
+
+extension NavigationState {
+  /// Carries the pending request into the new version: dropped (`cancelled`) when its redirect
+  /// screen was stopped, as when the user leaves it; its routes renamed as the coordinators'
+  /// are; dropped (`invalid`, `unknown_route`) when one of them was removed. Whether it still
+  /// applies is judged when it is applied (see `resolvePending`).
+  mutating func carryPending(through graphs: [RouteGraph], into pending: inout PendingEvents) {
+    guard var request = pendingRequest else { return }
+    guard coordinators.route(of: request.coordinator) != nil else {
+      dropPendingIfLeft(into: &pending)
+      return
+    }
+    func renamed(_ name: String) -> String? {
+      guard case .shownAs(let next) = GraphMigration.fate(of: name, through: graphs) else {
+        return nil
+      }
+      return next
+    }
+    var carried: String?
+    switch request.action {
+    case .start(let name, let params, let presentation, let parent):
+      carried = renamed(name)
+      if let carried {
+        request.action = .start(
+          route: carried, params: params, presentation: presentation, parent: parent)
+      }
+    case .path(var entries):
+      carried = renamed(request.route)
+      for index in entries.indices where carried != nil {
+        guard let name = renamed(entries[index].route) else {
+          carried = nil
+          break
+        }
+        entries[index].route = name
+      }
+      request.action = .path(entries)
+    }
+    guard let carried else {
+      pendingRequest = nil
+      pending.happened(
+        .pendingDropped(route: request.route, reason: .invalid, code: .unknownRoute))
+      return
+    }
+    request.route = carried
+    if request != pendingRequest { pendingRequest = request }
   }
 }

@@ -61,6 +61,7 @@ public struct LeaveGuard: Sendable, Hashable {
     self.reason = reason
   }
 
-  /// The longest reason a guard may give, in characters.
+  /// The longest reason a guard may give, in Unicode scalars (at most 800 bytes of UTF-8): not
+  /// in characters, since one grapheme cluster may hold any number of combining scalars.
   public static let maxReasonLength = 200
 }
