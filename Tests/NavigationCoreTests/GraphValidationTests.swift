@@ -197,3 +197,32 @@ struct GraphValidationTests {
     #expect(roots == ["master", "login", "tabs", "scene1"])
   }
 }
+
+/// Typed clients write optional members they do not set as `null`, `[]` or `{}`: a graph read
+/// back from GET and sent again must mean what it meant.
+@Suite struct TypedClientGraphTests {
+  @Test("null members mean absent ones; tabs [] and requires {} mean none; next [] still means none")
+  func nullAndEmptyMembers() throws {
+    let graph = try loadGraph(
+      """
+      {"name": "typed", "root": "home", "version": null, "migrate": null, "description": null,
+       "routes": [
+        {"name": "home", "root": true, "next": null, "tabs": [], "requires": {}, "redirect": null,
+         "path": null, "presentation": null, "presentations": null,
+         "params": {"q": {"type": "string", "required": false, "default": null}}},
+        {"name": "leaf", "next": [], "tabs": null, "requires": null, "params": null}
+      ]}
+      """)
+    let home = try #require(graph.route(named: "home"))
+    #expect(home.next == nil)
+    #expect(home.tabs == nil)
+    #expect(graph.routeGuard(of: "home") == nil)
+    #expect(home.paramSpecs["q"]?.defaultValue == nil)
+    #expect(home.path == "/home")
+    #expect(graph.version == 1)
+    let leaf = try #require(graph.route(named: "leaf"))
+    #expect(leaf.next == [])
+    #expect(!leaf.allowsNext("home"))
+    #expect(home.allowsNext("leaf"))
+  }
+}

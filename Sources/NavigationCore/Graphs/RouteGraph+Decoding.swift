@@ -78,7 +78,8 @@ private struct GraphDecoder {
   func decodeGuard(_ element: JSONValue, route: String) throws(GraphError) -> RouteGuard? {
     guard let object = element.objectValue?.withoutNulls else { return nil }
     // `requires: {}` requires nothing, as an absent one: typed clients send empty objects.
-    let requiresValue = object["requires"].flatMap { $0.objectValue?.isEmpty == true ? nil : $0 }
+    var requiresValue = object["requires"]
+    if requiresValue?.objectValue?.isEmpty == true { requiresValue = Optional.none }
     let redirectValue = object["redirect"]
     if requiresValue == nil && redirectValue == nil { return nil }
     var redirect: String?
