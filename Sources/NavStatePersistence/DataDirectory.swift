@@ -111,7 +111,7 @@ public final class DataDirectory: Sendable {
       ?? ""
     return Failure(
       description:
-        "the data directory \(path) is in use by another navstate\(process), which holds its lock; give this server a directory of its own"
+        "the data directory \(path) is in use by another navstate\(process), which holds the lock on the directory and on \(path)/lock; give this server a directory of its own"
     )
   }
 

@@ -35,6 +35,26 @@ struct DataDirectoryOwnerTests {
     #expect(try again.get().json["version"] == 2)
   }
 
+  @Test("deleting DIR/lock under a running server does not let a second one in")
+  func deletedLockFile() throws {
+    let path = NSTemporaryDirectory() + "navstate-owner-\(UUID().uuidString)"
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let first = try ServerProcess(["--data-dir", path])
+    let session = try TestSession(first.client)
+    #expect(unlink(path + "/lock") == 0)
+    let second = try ProcessTests.runToExit(
+      ["--port", "0", "--data-dir", path], stopAfterStart: true)
+    #expect(second.status == 66, "\(second.errors)")
+    #expect(second.errors.contains("\(path) is in use by another navstate"))
+    #expect(!second.output.contains("listening on"))
+    #expect(try session.call("push", ["route": "detail", "params": ["id": 1]]).status == 200)
+    #expect(first.stop() == 0)
+    let third = try ServerProcess(["--data-dir", path])
+    defer { third.stop() }
+    let again = TestSession(client: third.client, id: session.id, token: session.token)
+    #expect(try again.get().json["version"] == 2)
+  }
+
   @Test("a crashed owner leaves no lock behind")
   func crashReleasesTheLock() throws {
     let path = NSTemporaryDirectory() + "navstate-owner-\(UUID().uuidString)"

@@ -119,7 +119,7 @@ struct ContextTests {
       (#"{"name": "a", "redirect": "a", "requires": {"k": true}}"#, "redirects loop: a -> a"),
       (#"{"name": "a", "redirect": "b"}"#, "'redirect' without 'requires'"),
       (#"{"name": "a", "requires": []}"#, "non-empty object"),
-      (#"{"name": "a", "requires": {}}"#, "non-empty object"),
+      (#"{"name": "a", "requires": {}, "redirect": "b"}"#, "would never be used"),
       (#"{"name": "a", "requires": {"k": {"x": 1}}}"#, "'requires' key 'k'"),
       (#"{"name": "a", "requires": {"k": [[1]]}}"#, "'requires' key 'k'"),
       (#"{"name": "a", "requires": {"k": []}}"#, "accepts no value"),

@@ -1,0 +1,307 @@
+// A scenario through the Java client that openapi-generator makes from openapi.yaml (`java`,
+// library `native`: java.net.http and Jackson; package org.openapitools.client): a session
+// created, pushed (an int param exact beyond 2^53) and popped, a typed 409, the JSON event list,
+// a backend merge patch of a context, and the typed round trip of a graph: GET the built-in graphs
+// `demo` and `zumry`, send each back unedited but for its name through PUT (the answer of GET
+// converted to the request type by the client's own ObjectMapper, as an app would), GET the copy
+// and check that it means the same graph (the two documents compared after normalising: a `next`
+// left out or null is "any route", `[]` "none"; tabs and requires left out, null or empty are
+// none; and so on), and a dry run decoded as the typed MigrationReport. Run by
+// Tests/generated-clients/run with NAVSTATE_URL and NAVSTATE_BACKEND_KEY; exits 1 on a failure.
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import org.openapitools.client.ApiClient;
+import org.openapitools.client.ApiException;
+import org.openapitools.client.api.EventsApi;
+import org.openapitools.client.api.GraphsApi;
+import org.openapitools.client.api.NavigationApi;
+import org.openapitools.client.api.SessionsApi;
+import org.openapitools.client.model.CreateSessionRequest;
+import org.openapitools.client.model.CreatedSession;
+import org.openapitools.client.model.EventList;
+import org.openapitools.client.model.Graph;
+import org.openapitools.client.model.GraphInput;
+import org.openapitools.client.model.MigrationReport;
+import org.openapitools.client.model.MutationResult;
+import org.openapitools.client.model.PathItem;
+import org.openapitools.client.model.PopRequest;
+import org.openapitools.client.model.Problem;
+import org.openapitools.client.model.PushRequest;
+import org.openapitools.client.model.RouteRequest;
+
+public final class JavaScenario {
+  static final String URL = System.getenv("NAVSTATE_URL");
+  static final String BACKEND_KEY = System.getenv("NAVSTATE_BACKEND_KEY");
+  static final List<String> failures = new ArrayList<>();
+
+  static void check(boolean condition, String what) {
+    System.out.println((condition ? "ok   " : "FAIL ") + what);
+    if (!condition) failures.add(what);
+  }
+
+  /** A client of the generated code, sending `token` as the bearer token. */
+  static ApiClient client(String token) {
+    ApiClient made = new ApiClient();
+    made.updateBaseUri(URL);
+    // A bound on every answer: an endless event stream where JSON was asked for fails, not hangs.
+    made.setReadTimeout(Duration.ofSeconds(10));
+    if (token != null) made.setRequestInterceptor(b -> b.header("Authorization", "Bearer " + token));
+    return made;
+  }
+
+  /** The refusal a call ends in, as the generated code reports it; null when it succeeded. */
+  interface Call { void run() throws ApiException; }
+
+  static ApiException refusal(Call call) {
+    try {
+      call.run();
+    } catch (ApiException error) {
+      return error;
+    }
+    return null;
+  }
+
+  static Problem problem(ApiException error, ObjectMapper mapper) {
+    try {
+      return mapper.readValue(error.getResponseBody(), Problem.class);
+    } catch (Exception unreadable) {
+      return null;
+    }
+  }
+
+  /** The server's own bytes for GET /v1/graphs/{name}, not the client's reading of them. */
+  static JsonNode rawGraph(String name, ObjectMapper mapper) throws Exception {
+    HttpResponse<String> answer = HttpClient.newHttpClient().send(
+        HttpRequest.newBuilder(URI.create(URL + "/v1/graphs/" + name)).timeout(Duration.ofSeconds(10))
+            .header("Accept", "application/json").build(),
+        HttpResponse.BodyHandlers.ofString());
+    if (answer.statusCode() != 200) throw new IllegalStateException("GET " + name + ": " + answer.statusCode());
+    return mapper.readTree(answer.body());
+  }
+
+  static boolean absent(JsonNode node) {
+    return node == null || node.isNull() || node.isMissingNode();
+  }
+
+  static boolean empty(JsonNode node) {
+    return absent(node) || (node.isContainerNode() && node.size() == 0);
+  }
+
+  static ArrayNode sortedStrings(JsonNode list) {
+    ArrayNode sorted = JsonNodeFactory.instance.arrayNode();
+    TreeSet<String> names = new TreeSet<>();
+    list.forEach(item -> names.add(item.asText()));
+    names.forEach(sorted::add);
+    return sorted;
+  }
+
+  /**
+   * What a graph document means, in one canonical form: its name left out (the copy has another),
+   * each member's default filled in, `next` null for "any route" and a sorted list otherwise,
+   * tabs, requires and redirect null when there are none, each requirement a list of accepted
+   * values, a param's `required` false and its `default` null when left out.
+   */
+  static JsonNode meaning(JsonNode graph) {
+    ObjectNode out = JsonNodeFactory.instance.objectNode();
+    out.put("version", absent(graph.get("version")) ? 1 : graph.get("version").asInt());
+    out.set("root", graph.get("root"));
+    Map<String, JsonNode> routes = new TreeMap<>();
+    for (JsonNode route : graph.get("routes")) {
+      ObjectNode r = JsonNodeFactory.instance.objectNode();
+      r.set("path", route.get("path"));
+      ObjectNode params = JsonNodeFactory.instance.objectNode();
+      Map<String, JsonNode> byName = new TreeMap<>();
+      if (!absent(route.get("params"))) {
+        Iterator<Map.Entry<String, JsonNode>> fields = route.get("params").fields();
+        while (fields.hasNext()) {
+          Map.Entry<String, JsonNode> field = fields.next();
+          ObjectNode p = JsonNodeFactory.instance.objectNode();
+          p.set("type", field.getValue().get("type"));
+          JsonNode required = field.getValue().get("required");
+          p.put("required", !absent(required) && required.asBoolean());
+          JsonNode value = field.getValue().get("default");
+          p.set("default", absent(value) ? JsonNodeFactory.instance.nullNode() : value);
+          byName.put(field.getKey(), p);
+        }
+      }
+      byName.forEach(params::set);
+      r.set("params", params);
+      r.set("presentation", route.get("presentation"));
+      r.set("presentations", sortedStrings(route.get("presentations")));
+      JsonNode next = route.get("next");
+      r.set("next", absent(next) ? JsonNodeFactory.instance.nullNode() : sortedStrings(next));
+      JsonNode tabs = route.get("tabs");
+      r.set("tabs", empty(tabs) ? JsonNodeFactory.instance.nullNode() : tabs);
+      JsonNode root = route.get("root");
+      r.put("root", !absent(root) && root.asBoolean());
+      JsonNode requires = route.get("requires");
+      if (empty(requires)) {
+        r.set("requires", JsonNodeFactory.instance.nullNode());
+      } else {
+        ObjectNode accepted = JsonNodeFactory.instance.objectNode();
+        Map<String, JsonNode> byKey = new TreeMap<>();
+        requires.fields().forEachRemaining(field -> {
+          JsonNode value = field.getValue();
+          ArrayNode values = JsonNodeFactory.instance.arrayNode();
+          if (value.isArray()) values.addAll((ArrayNode) value); else values.add(value);
+          byKey.put(field.getKey(), values);
+        });
+        byKey.forEach(accepted::set);
+        r.set("requires", accepted);
+      }
+      JsonNode redirect = route.get("redirect");
+      r.set("redirect", absent(redirect) ? JsonNodeFactory.instance.nullNode() : redirect);
+      routes.put(route.get("name").asText(), r);
+    }
+    ObjectNode byRoute = JsonNodeFactory.instance.objectNode();
+    routes.forEach(byRoute::set);
+    out.set("routes", byRoute);
+    return out;
+  }
+
+  /** The routes whose meaning differs, for a failure's message. */
+  static String differences(JsonNode a, JsonNode b) {
+    List<String> routes = new ArrayList<>();
+    a.get("routes").fieldNames().forEachRemaining(name -> {
+      if (!a.get("routes").get(name).equals(b.get("routes").get(name))) {
+        routes.add(name + ": " + a.get("routes").get(name) + " became " + b.get("routes").get(name));
+      }
+    });
+    if (!a.get("root").equals(b.get("root"))) routes.add("root " + a.get("root") + " became " + b.get("root"));
+    if (a.get("routes").size() != b.get("routes").size()) routes.add("the routes differ in number");
+    return String.join("; ", routes);
+  }
+
+  /** GET `name` → PUT it back unedited as `copy` → GET `copy`: the same meaning throughout. */
+  static void roundTrip(String name, String copy, GraphsApi graphs, GraphsApi backend, ObjectMapper mapper)
+      throws Exception {
+    Graph original = graphs.getGraph(name, null);
+    check(original != null && name.equals(original.getName()) && !original.getRoutes().isEmpty(),
+        "GET /v1/graphs/" + name + " reads as the typed Graph");
+    // The typed answer, converted to the request type by the client's ObjectMapper: what an app does
+    // to send back what it read. Only the name changes (the path names the copy).
+    GraphInput input = mapper.convertValue(original, GraphInput.class);
+    input.setName(copy);
+    Graph loaded;
+    try {
+      loaded = backend.loadGraph(copy, input);
+    } catch (ApiException error) {
+      check(false, "PUT /v1/graphs/" + copy + " of the typed GET answer is accepted (got " + error.getCode()
+          + ": " + error.getResponseBody() + "; sent " + mapper.writeValueAsString(input) + ")");
+      return;
+    }
+    check(loaded != null && copy.equals(loaded.getName()), "PUT /v1/graphs/" + copy + " answers the typed Graph (201)");
+    JsonNode before = meaning(rawGraph(name, mapper));
+    JsonNode after = meaning(rawGraph(copy, mapper));
+    check(before.equals(after), "GET " + copy + " means what GET " + name + " meant"
+        + (before.equals(after) ? "" : ": " + differences(before, after)));
+    JsonNode answered = meaning(mapper.valueToTree(loaded));
+    check(before.equals(answered), "the PUT answer, as the typed client read it, means the same"
+        + (before.equals(answered) ? "" : ": " + differences(before, answered)));
+  }
+
+  public static void main(String[] arguments) throws Exception {
+    ApiClient anonymous = client(null);
+    ObjectMapper mapper = anonymous.getObjectMapper();
+
+    CreatedSession created = new SessionsApi(anonymous).createSession(
+        new CreateSessionRequest().root(new RouteRequest().route("master")));
+    check(created.getSession().getPath().get(0).getRoute().equals("master"), "creation answers the typed state");
+    String sid = created.getSession().getId();
+    ApiClient user = client(created.getToken());
+    NavigationApi navigation = new NavigationApi(user);
+    SessionsApi sessions = new SessionsApi(user);
+
+    long big = 9_007_199_254_740_993L;
+    MutationResult pushed = navigation.push(sid, "\"1\"", null, null,
+        new PushRequest().route("detail").params(new LinkedHashMap<>(Map.of("id", big))));
+    List<PathItem> path = pushed.getSession().getPath();
+    Object id = path.get(path.size() - 1).getParams().get("id");
+    check(pushed.getVersion() == 2 && id instanceof Number && ((Number) id).longValue() == big
+        && !(id instanceof Double), "a push at the current version (If-Match) is applied, its int param exact (" + id + ")");
+    MutationResult popped = navigation.pop(sid, null, null, null, new PopRequest());
+    check(popped.getSession().getPath().size() == 1, "pop answers the state at the root");
+    ApiException error = refusal(() -> navigation.pop(sid, null, null, null, new PopRequest()));
+    Problem refused = error == null ? null : problem(error, mapper);
+    check(error != null && error.getCode() == 409 && refused != null && "nothing_to_pop".equals(refused.getCode()),
+        "pop at the root is a 409 nothing_to_pop problem");
+
+    // listEvents declares its JSON and its event-stream answers; the client asks for both.
+    EventList page = null;
+    try {
+      page = new EventsApi(user).listEvents(sid, 0L);
+    } catch (ApiException failed) {
+      check(false, "listEvents answers JSON to the generated client (got " + failed.getCode() + ": "
+          + failed.getMessage() + "; it sends Accept: application/json, text/event-stream, ...)");
+    }
+    if (page != null) {
+      List<Long> seqs = new ArrayList<>();
+      page.getEvents().forEach(event -> seqs.add(((Number) mapper.valueToTree(event).get("seq").numberValue()).longValue()));
+      List<Long> expected = new ArrayList<>();
+      for (long seq = 1; seq <= page.getLastSeq(); seq++) expected.add(seq);
+      check(seqs.equals(expected) && seqs.size() == 3, "the JSON event list reads every event in order (" + seqs + ")");
+    }
+
+    // The backend: a context set at creation, then changed by a merge patch (a null removes a key).
+    ApiClient backendClient = client(BACKEND_KEY);
+    Map<String, Object> context = new LinkedHashMap<>();
+    context.put("authenticated", false);
+    context.put("plan", "free");
+    CreatedSession guarded = new SessionsApi(backendClient).createSession(
+        new CreateSessionRequest().graph("zumry").context(context));
+    check(guarded.getSession().getPending() != null && "login".equals(guarded.getSession().getPath().get(0).getRoute()),
+        "a zumry session signed out waits at login");
+    Map<String, Object> patch = new LinkedHashMap<>();
+    patch.put("authenticated", true);
+    patch.put("plan", null);
+    MutationResult patched = new SessionsApi(backendClient).patchContext(
+        guarded.getSession().getId(), patch, null, null, null);
+    check(patched.getSession().getContext().equals(Map.of("authenticated", true))
+        && "dashboard".equals(patched.getSession().getPath().get(0).getRoute()),
+        "PATCH context (merge-patch+json) removes a key, sets one, and the pending dashboard opens");
+
+    // Typed graph round trips, under scratch names.
+    GraphsApi graphs = new GraphsApi(anonymous);
+    GraphsApi backend = new GraphsApi(backendClient);
+    roundTrip("demo", "demo_java", graphs, backend, mapper);
+    roundTrip("zumry", "zumry_java", graphs, backend, mapper);
+
+    // A dry run: demo at version 2, the same routes. The session above is on demo 1, so at least one
+    // session is behind; with nothing changed, every one of them stays as it is. Nothing is loaded.
+    GraphInput next = mapper.convertValue(graphs.getGraph("demo", null), GraphInput.class);
+    next.setVersion(2);
+    MigrationReport report = backend.dryRunGraph("demo", next);
+    check(report.getSessions() >= 1 && report.getUnchanged().equals(report.getSessions())
+        && report.getMigrated() == 0 && report.getRestarted() == 0 && report.getStopped().isEmpty(),
+        "a dry run of demo 2 decodes as the typed MigrationReport, every session unchanged (" + report.getSessions() + ")");
+    check(graphs.getGraph("demo", null).getVersion() == 1, "the dry run loaded nothing");
+    next.setVersion(1);
+    error = refusal(() -> backend.dryRunGraph("demo", next));
+    refused = error == null ? null : problem(error, mapper);
+    check(error != null && error.getCode() == 409 && refused != null && "graph_version_exists".equals(refused.getCode()),
+        "a dry run of a loaded version is a 409 graph_version_exists problem");
+
+    sessions.deleteSession(sid, null, null);
+    new SessionsApi(backendClient).deleteSession(guarded.getSession().getId(), null, null);
+    error = refusal(() -> sessions.getSession(sid));
+    check(error != null && (error.getCode() == 404 || error.getCode() == 410), "an ended session is refused");
+
+    System.out.println(failures.isEmpty() ? "java client scenario: all passed" : failures.size() + " failed");
+    System.exit(failures.isEmpty() ? 0 : 1);
+  }
+}
