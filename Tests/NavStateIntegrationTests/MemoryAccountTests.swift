@@ -50,6 +50,50 @@ struct MemoryAccountTests {
     #expect(try metric(server, "navstate_memory_budget_bytes") == 1024 * 1024 * 1024)
   }
 
+  /// Sessions with a context near its 4 KiB cap, and leave guards with 200-scalar reasons of
+  /// two-byte characters: what a client or the backend makes the server keep is accounted as
+  /// the process's resident memory grows.
+  @Test("contexts and leave-guard reasons are accounted as resident memory grows")
+  func contextsAndReasons() throws {
+    let key = "memory-account!backend-key-0123456789abcdef"
+    let keyFile = NSTemporaryDirectory() + "navstate-memory-key-\(UUID().uuidString)"
+    try Data((key + "\n").utf8).write(to: URL(fileURLWithPath: keyFile))
+    defer { try? FileManager.default.removeItem(atPath: keyFile) }
+    let server = try ServerProcess([
+      "--backend-key-file", keyFile, "--max-sessions-per-ip", "10000",
+    ])
+    defer { server.stop() }
+    var context = JSONObject()
+    for index in 0..<30 {
+      context["key\(index)"] = .string(String(repeating: "v", count: 110) + "\(1000 + index)")
+    }
+    let reason = JSONValue.string(String(repeating: "é", count: 200))
+    let accountedBefore = try metric(server, "navstate_memory_accounted_bytes")
+    let residentBefore = try residentBytes(server)
+    for index in 0..<3_000 {
+      var body: JSONObject = ["graph": "zumry"]
+      if index % 2 == 0 { body["context"] = .object(context) }
+      let created = try server.client.json(
+        "POST", "/v1/sessions", token: index % 2 == 0 ? key : nil, body: .object(body))
+      try #require(created.status == 201, "\(created.text)")
+      guard index % 2 == 1 else { continue }
+      let id = try #require(created.json["session"]?["id"]?.stringValue)
+      let token = try #require(created.json["token"]?.stringValue)
+      let session = TestSession(client: server.client, id: id, token: token)
+      let root = try #require(created.json["session"]?["root"]?["id"]?.stringValue)
+      let guarded = try server.client.json(
+        "PUT", "\(session.path)/coordinators/\(root)/leave-guard", token: session.token,
+        body: ["reason": reason])
+      try #require(guarded.status == 200, "\(guarded.text)")
+    }
+    let accounted = try metric(server, "navstate_memory_accounted_bytes") - accountedBefore
+    let resident = try residentBytes(server) - residentBefore
+    // 1,500 contexts of about 3.6 KB and 1,500 reasons of 400 bytes, with their sessions.
+    #expect(accounted > 6_000_000, "accounted \(accounted)")
+    #expect(resident / accounted > 0.6, "resident \(resident), accounted \(accounted)")
+    #expect(resident / accounted < 1.6, "resident \(resident), accounted \(accounted)")
+  }
+
   @Test("past --max-memory, work that grows memory is refused with 503 memory_exhausted")
   func refusesPastTheBudget() throws {
     let server = try ServerProcess(["--max-memory", "16", "--max-sessions-per-ip", "100000"])
