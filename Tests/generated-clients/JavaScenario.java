@@ -8,6 +8,7 @@
 // left out or null is "any route", `[]` "none"; tabs and requires left out, null or empty are
 // none; and so on), and a dry run decoded as the typed MigrationReport. Run by
 // Tests/generated-clients/run with NAVSTATE_URL and NAVSTATE_BACKEND_KEY; exits 1 on a failure.
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -25,6 +26,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.openapitools.client.ApiClient;
 import org.openapitools.client.ApiException;
 import org.openapitools.client.api.EventsApi;
@@ -241,13 +246,22 @@ public final class JavaScenario {
     check(error != null && error.getCode() == 409 && refused != null && "nothing_to_pop".equals(refused.getCode()),
         "pop at the root is a 409 nothing_to_pop problem");
 
-    // listEvents declares its JSON and its event-stream answers; the client asks for both.
+    // listEvents declares its JSON and its event-stream answers, so the generated client sends
+    // `Accept: application/json, text/event-stream, application/problem+json`: the server must
+    // answer the JSON list (an event stream would never end). java.net.http's timeout ends at the
+    // head, not the body, so the call is bounded here.
     EventList page = null;
+    FutureTask<EventList> listing = new FutureTask<>(() -> new EventsApi(user).listEvents(sid, 0L));
+    Thread lister = new Thread(listing);
+    lister.setDaemon(true);
+    lister.start();
     try {
-      page = new EventsApi(user).listEvents(sid, 0L);
-    } catch (ApiException failed) {
-      check(false, "listEvents answers JSON to the generated client (got " + failed.getCode() + ": "
-          + failed.getMessage() + "; it sends Accept: application/json, text/event-stream, ...)");
+      page = listing.get(10, TimeUnit.SECONDS);
+    } catch (TimeoutException endless) {
+      check(false, "listEvents answers the JSON list to the generated client (no answer in 10 s: the server"
+          + " answered its Accept: application/json, text/event-stream with the endless stream)");
+    } catch (ExecutionException failed) {
+      check(false, "listEvents answers the JSON list to the generated client (" + failed.getCause() + ")");
     }
     if (page != null) {
       List<Long> seqs = new ArrayList<>();
@@ -258,7 +272,15 @@ public final class JavaScenario {
     }
 
     // The backend: a context set at creation, then changed by a merge patch (a null removes a key).
+    // The generated ApiClient's ObjectMapper leaves out null members (NON_NULL), Map values
+    // included, so as generated it cannot send a removal: {"plan": null} goes out as {}. A Java app
+    // keeps null map values (and nothing else) with the content inclusion below, as
+    // openapi.yaml's patchContext says.
     ApiClient backendClient = client(BACKEND_KEY);
+    ObjectMapper keepsNullValues = backendClient.getObjectMapper();
+    keepsNullValues.setDefaultPropertyInclusion(
+        JsonInclude.Value.construct(JsonInclude.Include.NON_NULL, JsonInclude.Include.ALWAYS));
+    backendClient.setObjectMapper(keepsNullValues);
     Map<String, Object> context = new LinkedHashMap<>();
     context.put("authenticated", false);
     context.put("plan", "free");
@@ -273,7 +295,8 @@ public final class JavaScenario {
         guarded.getSession().getId(), patch, null, null, null);
     check(patched.getSession().getContext().equals(Map.of("authenticated", true))
         && "dashboard".equals(patched.getSession().getPath().get(0).getRoute()),
-        "PATCH context (merge-patch+json) removes a key, sets one, and the pending dashboard opens");
+        "PATCH context (merge-patch+json) removes a key, sets one, and the pending dashboard opens (context "
+        + patched.getSession().getContext() + ", path " + patched.getSession().getPath().get(0).getRoute() + ")");
 
     // Typed graph round trips, under scratch names.
     GraphsApi graphs = new GraphsApi(anonymous);

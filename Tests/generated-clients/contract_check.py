@@ -12,7 +12,16 @@ purpose (a mutation answer without `events`, a state without `allowed`, an event
 one was read) without its required `Cache-Control`, a pop body with an unknown member, a string where a boolean is
 required, an undeclared status, a stream event of an unknown type) must each be refused, or the
 run fails. The event stream's body is declared a string; its events are checked one by one against
-the Event and SessionState schemas (`stream_errors`).
+the Event and SessionState schemas (`stream_errors`), whichever operation answered it (`listEvents`
+answers one to a request that accepts it). Merge-patch bodies (`application/merge-patch+json`) are
+read as JSON.
+
+The document itself is checked too (`shape_errors`): each operation has one answer type per status
+class (a 2xx answer with no body, like a 204, is no other type), so that a client that makes one
+return type per operation reads every answer.
+
+`graph_meaning` is the scenarios' yardstick for a graph round trip: what a graph document means,
+with every default filled in.
 """
 import copy
 import json
@@ -149,6 +158,76 @@ def stream_errors(spec, exchange):
     return failures
 
 
+def shape_errors(spec):
+    """Operations with more than one answer type in a status class: within 2xx (and within each
+    other class), every answer that has a body has the same schema for each media type, and the
+    same media types."""
+    failures = []
+    components = spec.get("components", {}).get("responses", {})
+    for path, item in spec.get("paths", {}).items():
+        for method, operation in item.items():
+            if not isinstance(operation, dict) or "responses" not in operation:
+                continue
+            by_class = {}
+            for status, answer in operation["responses"].items():
+                if "$ref" in answer:
+                    answer = components[answer["$ref"].rsplit("/", 1)[1]]
+                content = answer.get("content")
+                if not content:
+                    continue
+                shape = json.dumps({media: body.get("schema") for media, body in content.items()},
+                                   sort_keys=True)
+                by_class.setdefault(str(status)[0], {}).setdefault(shape, []).append(str(status))
+            for kind, shapes in sorted(by_class.items()):
+                if len(shapes) > 1:
+                    failures.append(f"{method.upper()} {path}: {kind}xx answers of "
+                                    f"{len(shapes)} types ({'; '.join(', '.join(s) for s in shapes.values())})")
+    return failures
+
+
+def graph_meaning(graph):
+    """What a graph document (a Graph as answered, or a GraphInput as sent) means: its name left
+    out (a copy has another), every default filled in. `next` left out or null is any route
+    (None), a list the set of routes (sorted; `[]` is none); tabs, requires and redirect left out,
+    null or empty are none (None); a requirement is the list of accepted values; a param's
+    `required` defaults to false and its `default` to none (None)."""
+    routes = {}
+    for route in graph["routes"]:
+        params = {}
+        for name, declaration in sorted((route.get("params") or {}).items()):
+            params[name] = {"type": declaration["type"],
+                            "required": bool(declaration.get("required") or False),
+                            "default": declaration.get("default")}
+        requires = route.get("requires") or None
+        if requires is not None:
+            requires = {key: value if isinstance(value, list) else [value]
+                        for key, value in sorted(requires.items())}
+        next_routes = route.get("next")
+        routes[route["name"]] = {
+            "path": route.get("path"),
+            "params": params,
+            "presentation": route.get("presentation"),
+            "presentations": sorted(route.get("presentations") or []),
+            "next": None if next_routes is None else sorted(next_routes),
+            "tabs": route.get("tabs") or None,
+            "root": bool(route.get("root") or False),
+            "requires": requires,
+            "redirect": route.get("redirect"),
+        }
+    return {"version": graph.get("version") or 1, "root": graph["root"], "routes": routes}
+
+
+def meaning_differences(before, after):
+    """Which routes' meanings differ, for a failure's message."""
+    notes = [f"{name}: {before['routes'].get(name)} became {after['routes'].get(name)}"
+             for name in sorted(set(before["routes"]) | set(after["routes"]))
+             if before["routes"].get(name) != after["routes"].get(name)]
+    if before["root"] != after["root"] or before["version"] != after["version"]:
+        notes.append(f"root/version {before['root']}/{before['version']} became "
+                     f"{after['root']}/{after['version']}")
+    return "; ".join(notes)
+
+
 def example_errors(spec):
     """Every `example` and `examples` value in the document against the schema beside it."""
     failures = []
@@ -206,6 +285,10 @@ def _judge_can_fail(openapi, spec, exchanges):
         pop_url = full.url.rsplit("/", 1)[0] + "/pop"
         broken("request", replace(full, url=pop_url, request_body=b'{"count": 1, "everything": 1}'),
                "a pop body with an unknown member")
+    patch = next((x for x in exchanges if x.method == "PATCH" and x.status == 200), None)
+    if patch is not None:
+        broken("request", replace(patch, request_body=b'["authenticated"]'),
+               "a merge patch of a context that is no object")
     if stream is not None:
         headers = [(k, v) for k, v in stream.response_headers if k.lower() != "cache-control"]
         broken("response", replace(stream, response_headers=headers),
@@ -223,11 +306,15 @@ def report(spec_path, exchanges, needed_statuses=(), label="scenario", stream=Fa
     spec = yaml.safe_load(open(spec_path))
     # openapi-core reads bodies of media types it does not know as bytes: problem documents are
     # JSON, and the event stream is text (its schema is a string).
+    # A merge patch is JSON too: without its deserializer, openapi-core would hand the schema bytes.
     openapi = OpenAPI(SchemaPath.from_dict(spec), config=Config(extra_media_type_deserializers={
-        "application/problem+json": json_loads, "text/event-stream": plain_loads}))
+        "application/problem+json": json_loads, "application/merge-patch+json": json_loads,
+        "text/event-stream": plain_loads}))
     failures = []
     for failure in example_errors(spec):
         failures.append(f"example does not fit its schema: {failure}")
+    for failure in shape_errors(spec):
+        failures.append(f"more than one answer type: {failure}")
     for missed in _judge_can_fail(openapi, spec, exchanges):
         failures.append(f"openapi-core accepted what it must refuse: {missed}")
     for exchange in exchanges:

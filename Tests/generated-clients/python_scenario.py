@@ -1,9 +1,13 @@
 """A scenario through the Python client that openapi-python-client generates from openapi.yaml:
 int params (exact beyond 2^53), If-Match (stale and fresh), pop to a coordinator and to the root
 (no `count` sent beside them), a typed 409, 412 and 422, a minimal answer, the typed event union
-and the affordances. Every request and answer is recorded under the generated code (httpx's event
-hooks) and validated with openapi-core (contract_check.py). Run by Tests/generated-clients/run;
-exits 1 on a failure."""
+and the affordances; a backend merge patch of a context; and the typed round trip of a graph: GET
+`demo` and `zumry`, send each back unedited but for its name (a scratch one) with PUT, GET the copy
+and check that it means the same graph (contract_check.graph_meaning), and a dry run decoded as
+the typed MigrationReport. Every request and answer is recorded under the generated code (httpx's
+event hooks) and validated with openapi-core (contract_check.py). Run by
+Tests/generated-clients/run (NAVSTATE_URL, NAVSTATE_BACKEND_KEY, NAVSTATE_SPEC); exits 1 on a
+failure."""
 import json
 import os
 import sys
@@ -12,11 +16,13 @@ import contract_check
 from contract_check import Exchange
 from navstate_client import AuthenticatedClient, Client
 from navstate_client.api.events import list_events
+from navstate_client.api.graphs import dry_run_graph, get_graph, load_graph
 from navstate_client.api.navigation import pop, present, push, teardown_coordinator
-from navstate_client.api.sessions import create_session, delete_session, get_session
-from navstate_client.models import (CoordinatorStartedEvent, CreateSessionRequest, MutationResult,
-                                    Params, PopRequest, PresentRequest, Problem, PushRequest,
-                                    RouteRequest)
+from navstate_client.api.sessions import create_session, delete_session, get_session, patch_context
+from navstate_client.models import (ContextPatch, CoordinatorStartedEvent, CreateSessionRequest,
+                                    Graph, GraphInput, MigrationReport, MutationResult, Params,
+                                    PopRequest, PresentRequest, Problem, PushRequest, RouteRequest,
+                                    SessionContext)
 
 url = os.environ["NAVSTATE_URL"]
 spec = os.environ["NAVSTATE_SPEC"]
@@ -108,6 +114,68 @@ gone = teardown_coordinator.sync_detailed(sid, kept_id, client=client)
 check(gone.status_code == 204, "tearing down a stopped coordinator is 204")
 ended = delete_session.sync_detailed(sid, client=client)
 check(ended.status_code == 204, "ending the session is 204")
+
+# The backend: a context at creation, then a merge patch (application/merge-patch+json) that
+# removes one key and sets another; the pending dashboard opens.
+backend = AuthenticatedClient(base_url=url, token=os.environ["NAVSTATE_BACKEND_KEY"],
+                              httpx_args=hooks)
+guarded = create_session.sync(client=backend, body=CreateSessionRequest(
+    graph="zumry", context=SessionContext.from_dict({"authenticated": False, "plan": "free"})))
+check(guarded.session.pending is not None and guarded.session.path[0].route == "login",
+      "a zumry session signed out waits at login")
+patched = patch_context.sync(guarded.session.id, client=backend,
+                             body=ContextPatch.from_dict({"authenticated": True, "plan": None}))
+sent_type = {k.lower(): v for k, v in exchanges[-1].request_headers}.get("content-type")
+check(sent_type == "application/merge-patch+json", f"the patch is sent as {sent_type}")
+check(isinstance(patched, MutationResult)
+      and patched.session.context.to_dict() == {"authenticated": True}
+      and patched.session.path[0].route == "dashboard",
+      "PATCH context as a merge patch removes a key, sets one, and the dashboard opens")
+check(delete_session.sync_detailed(guarded.session.id, client=backend).status_code == 204,
+      "the backend ends the session")
+
+# Typed graph round trips: GET, PUT back unedited under a scratch name, GET the copy.
+anonymous = Client(base_url=url, httpx_args=hooks)
+for name in ("demo", "zumry"):
+    copy = f"{name}_py"
+    original = get_graph.sync(name, client=anonymous)
+    served = exchanges[-1].json
+    check(isinstance(original, Graph) and original.name == name, f"GET {name} is the typed Graph")
+    body = GraphInput.from_dict(original.to_dict())
+    body.name = copy
+    loaded = load_graph.sync(copy, client=backend, body=body)
+    sent = json.loads(exchanges[-1].request_body)
+    check(isinstance(loaded, Graph) and exchanges[-1].status == 201,
+          f"PUT {copy} of the typed GET answer is a 201 Graph (got {exchanges[-1].status}: "
+          f"{exchanges[-1].response_body[:300]!r})")
+    got = get_graph.sync(copy, client=anonymous)
+    check(isinstance(got, Graph) and exchanges[-1].status == 200, f"GET {copy} is the typed Graph")
+    if exchanges[-1].status == 200:
+        before = contract_check.graph_meaning(served)
+        for what, document in (("the body sent", sent), ("GET of the copy", exchanges[-1].json),
+                               ("the typed reading of the copy", got.to_dict())):
+            after = contract_check.graph_meaning(document)
+            check(before == after, f"{name}: {what} means what GET {name} meant"
+                  + ("" if before == after else ": " + contract_check.meaning_differences(before, after)))
+
+# A dry run: demo at version 2, nothing changed, so every session behind stays as it is; nothing
+# is loaded. The same version again is a typed 409.
+alive = create_session.sync(client=anonymous, body=CreateSessionRequest(graph="demo"))
+body = GraphInput.from_dict(get_graph.sync("demo", client=anonymous).to_dict())
+body.version = 2
+report = dry_run_graph.sync("demo", client=backend, body=body)
+check(isinstance(report, MigrationReport) and report.sessions >= 1
+      and report.unchanged == report.sessions and report.migrated == 0 and report.restarted == 0
+      and not report.stopped.to_dict(),
+      f"a dry run of demo 2 is the typed MigrationReport, every session unchanged ({report})")
+check(get_graph.sync("demo", client=anonymous).version == 1, "the dry run loaded nothing")
+body.version = 1
+refused = dry_run_graph.sync("demo", client=backend, body=body)
+check(isinstance(refused, Problem) and refused.status == 409
+      and refused.code == "graph_version_exists", "a dry run of a loaded version is a typed 409")
+delete_session.sync_detailed(alive.session.id,
+                             client=AuthenticatedClient(base_url=url, token=alive.token,
+                                                        httpx_args=hooks))
 
 check(contract_check.report(spec, exchanges, (200, 201, 204, 409, 412, 422),
                             label="openapi-python-client") == 0,
