@@ -1,8 +1,13 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
+// Every target: `any` spelled out, a file sees only the members of modules it imports itself,
+// and imports are internal unless a file says `public import` (or `package import`) because it
+// re-exports a module's types in its own API.
 let strictSettings: [SwiftSetting] = [
-  .enableUpcomingFeature("ExistentialAny")
+  .enableUpcomingFeature("ExistentialAny"),
+  .enableUpcomingFeature("MemberImportVisibility"),
+  .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
 let package = Package(
@@ -142,7 +147,8 @@ let package = Package(
     ),
     // Starts the real navstate binary on a free port, for the tests that talk HTTP to it, and
     // the raw HTTP client they and MicroHTTPServerTests share.
-    .target(name: "NavStateTestSupport", path: "Tests/NavStateTestSupport"),
+    .target(
+      name: "NavStateTestSupport", path: "Tests/NavStateTestSupport", swiftSettings: strictSettings),
     .testTarget(
       name: "NavStateAppTests",
       dependencies: [

@@ -1,4 +1,4 @@
-import MicroHTTPServer
+public import MicroHTTPServer
 
 /// The client address a request counts against (`--max-sessions-per-ip`). Behind a reverse
 /// proxy every request comes from the proxy's address, so for a peer named with

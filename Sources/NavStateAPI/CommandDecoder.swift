@@ -1,5 +1,5 @@
-import NavJSON
-import NavigationCore
+public import NavJSON
+public import NavigationCore
 
 /// Reads operation bodies into core commands. Unknown members are refused rather than ignored,
 /// so a typo such as `singletop` is reported instead of silently doing something else.

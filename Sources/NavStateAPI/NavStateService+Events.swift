@@ -1,7 +1,7 @@
 import Logging
 import MicroHTTPServer
 import NavJSON
-import NavStateEngine
+public import NavStateEngine
 import NavigationCore
 
 extension NavStateService {

@@ -118,4 +118,3 @@ extension Substring {
     return text
   }
 }
-

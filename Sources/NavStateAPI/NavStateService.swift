@@ -1,8 +1,8 @@
-import Logging
-import MicroHTTPServer
-import NavJSON
-import NavStateEngine
-import NavigationCore
+public import Logging
+public import MicroHTTPServer
+public import NavJSON
+public import NavStateEngine
+public import NavigationCore
 
 /// The v1 API (docs/behaviour.md section 6): maps HTTP requests to the session store and the core.
 public final class NavStateService: Sendable {

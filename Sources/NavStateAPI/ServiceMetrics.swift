@@ -1,5 +1,5 @@
-import MicroHTTPServer
-import NavStateEngine
+public import MicroHTTPServer
+public import NavStateEngine
 import Synchronization
 
 /// The service's Prometheus metrics: the request series (kept per route, written by

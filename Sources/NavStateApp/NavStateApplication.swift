@@ -1,9 +1,9 @@
 import Dispatch
-import Logging
-import MicroHTTPServer
+public import Logging
+public import MicroHTTPServer
 import NavStateAPI
-import NavStateEngine
-import NavStatePersistence
+public import NavStateEngine
+public import NavStatePersistence
 import NavigationCore
 
 #if canImport(Glibc)

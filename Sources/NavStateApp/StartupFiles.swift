@@ -1,4 +1,4 @@
-import NavStateEngine
+public import NavStateEngine
 import NavigationCore
 
 #if canImport(Glibc)

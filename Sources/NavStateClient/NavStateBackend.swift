@@ -1,6 +1,6 @@
-import Foundation
+public import Foundation
 import HTTPTypes
-import OpenAPIRuntime
+public import OpenAPIRuntime
 
 /// The service as the app's own backend calls it, with one of its keys (`--backend-key-file`):
 /// for a Swift server that knows who the user is, never for the app, which holds only its

@@ -1,5 +1,5 @@
-import Foundation
-import OpenAPIRuntime
+public import Foundation
+public import OpenAPIRuntime
 import Synchronization
 
 /// One navigation session of the service, for an app: every operation as an async method with

@@ -1,5 +1,5 @@
 import Foundation
-import Observation
+public import Observation
 
 /// A modal layer over a flow: the sheet or full-screen cover's own screen and its pushes.
 public struct ModalLayer: Sendable, Hashable, Identifiable {

@@ -1,5 +1,5 @@
-import Foundation
-import OpenAPIRuntime
+public import Foundation
+public import OpenAPIRuntime
 
 /// A result handed back by pop, dismiss and back: any JSON value.
 public typealias JSONResult = OpenAPIValueContainer

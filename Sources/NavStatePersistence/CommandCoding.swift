@@ -1,6 +1,6 @@
 import NavJSON
-import NavStateEngine
-import NavigationCore
+package import NavStateEngine
+package import NavigationCore
 
 /// Commands in the journal's binary form: the core's own `Command`, not the request that asked
 /// for it, so that what is on disk does not depend on the HTTP API's schema (format 2 of the

@@ -1,6 +1,6 @@
-import NavJSON
-import NavStateEngine
-import NavigationCore
+public import NavJSON
+public import NavStateEngine
+public import NavigationCore
 import Synchronization
 
 #if canImport(Glibc)

@@ -1,5 +1,5 @@
-import NavStateEngine
-import NavigationCore
+package import NavStateEngine
+package import NavigationCore
 
 extension Journal {
   /// One journal record, built in one buffer: its frame (length and CRC-32, as in the snapshot)

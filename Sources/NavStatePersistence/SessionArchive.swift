@@ -1,6 +1,6 @@
 import NavJSON
-import NavStateEngine
-import NavigationCore
+package import NavStateEngine
+package import NavigationCore
 
 /// One session as a data directory keeps it: what it takes to carry on exactly (the same id,
 /// tree, version, sequence numbers and kept events), with the token only as its SHA-256 digest.

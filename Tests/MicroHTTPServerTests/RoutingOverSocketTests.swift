@@ -1,4 +1,5 @@
 import NavStateTestSupport
+import Synchronization
 import XCTest
 
 @testable import MicroHTTPServer

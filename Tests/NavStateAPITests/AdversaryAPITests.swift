@@ -61,7 +61,9 @@ import Testing
     #expect(bare.status == 201)
     let before = api.store.memory.usedBytes
     let big = JSONValue.object(
-      JSONObject((0..<30).map { .init(key: "key\($0)", value: .string(String(repeating: "x", count: 100))) }))
+      JSONObject(
+        (0..<30).map { .init(key: "key\($0)", value: .string(String(repeating: "x", count: 100))) })
+    )
     let withContext = api.send(
       "POST", "/v1/sessions", token: Self.key, json: ["graph": "zumry", "context": big])
     #expect(withContext.status == 201, "\(withContext.text)")

@@ -1,4 +1,5 @@
 import Foundation
+import NavStateTestSupport
 import OpenAPIRuntime
 import Testing
 

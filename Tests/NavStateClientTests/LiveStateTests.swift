@@ -1,4 +1,7 @@
 import Foundation
+import HTTPTypes
+import NavStateTestSupport
+import Synchronization
 import Testing
 
 @testable import NavStateClient

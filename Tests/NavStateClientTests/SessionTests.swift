@@ -1,4 +1,7 @@
 import Foundation
+import HTTPTypes
+import NavStateTestSupport
+import OpenAPIRuntime
 import Testing
 
 @testable import NavStateClient

@@ -1,5 +1,6 @@
 import NavJSON
 import NavigationCore
+import Synchronization
 import Testing
 
 @testable import NavStateEngine

@@ -8,7 +8,9 @@ import Testing
 /// other JSON), what is answered, what is served and what the data directory keeps are the same
 /// version and bytes, and the next start reads them back.
 extension GraphVersionTests {
-  @Test("concurrent PUTs of one version: one 201, the others 409, the winner served, saved and restored")
+  @Test(
+    "concurrent PUTs of one version: one 201, the others 409, the winner served, saved and restored"
+  )
   func concurrentLoads() throws {
     let folder = try Folder()
     defer { folder.remove() }

@@ -1,6 +1,7 @@
 import Foundation
 import NavJSON
 import NavigationCore
+import Synchronization
 import Testing
 
 @testable import NavStateEngine

@@ -1,5 +1,6 @@
 import Foundation
 import NavigationCore
+import Synchronization
 import Testing
 
 @testable import NavStateEngine

@@ -201,7 +201,8 @@ struct GraphValidationTests {
 /// Typed clients write optional members they do not set as `null`, `[]` or `{}`: a graph read
 /// back from GET and sent again must mean what it meant.
 @Suite struct TypedClientGraphTests {
-  @Test("null members mean absent ones; tabs [] and requires {} mean none; next [] still means none")
+  @Test(
+    "null members mean absent ones; tabs [] and requires {} mean none; next [] still means none")
   func nullAndEmptyMembers() throws {
     let graph = try loadGraph(
       """

@@ -1,3 +1,4 @@
+import Foundation
 import NavJSON
 import Testing
 
@@ -150,14 +151,17 @@ func renderGraph(_ graph: RouteGraph) -> String {
     object["name"] = .string(route.name)
     var params = JSONObject()
     for (name, spec) in route.params {
-      var declaration: JSONObject = ["type": .string(spec.type.rawValue), "required": .bool(spec.required)]
+      var declaration: JSONObject = [
+        "type": .string(spec.type.rawValue), "required": .bool(spec.required),
+      ]
       if let value = spec.defaultValue { declaration["default"] = value.json }
       params[name] = .object(declaration)
     }
     object["params"] = .object(params)
     object["presentation"] = .string(route.presentation.rawValue)
     object["presentations"] = .array(
-      Presentation.explicit.filter { route.presentations.contains($0) }.map { .string($0.rawValue) })
+      Presentation.explicit.filter { route.presentations.contains($0) }.map { .string($0.rawValue) }
+    )
     if let next = route.next { object["next"] = .array(next.sorted().map(JSONValue.string)) }
     if let tabs = route.tabs { object["tabs"] = .array(tabs.map(JSONValue.string)) }
     object["root"] = .bool(route.mayBeRoot)

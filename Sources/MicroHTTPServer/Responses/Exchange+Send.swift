@@ -1,4 +1,5 @@
 internal import CMicroHTTPD
+import Synchronization
 
 extension Exchange {
   /// Turns `response` into an MHD response and queues it. With `close`, or while the server is

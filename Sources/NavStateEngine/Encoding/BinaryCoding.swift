@@ -1,4 +1,4 @@
-import NavJSON
+package import NavJSON
 
 /// A compact binary form for values kept in memory in bulk (the event logs): unsigned integers
 /// as LEB128 varints, signed ones zigzagged first, strings and blobs length-first.

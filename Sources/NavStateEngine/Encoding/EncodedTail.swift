@@ -1,5 +1,5 @@
 import NavJSON
-import NavigationCore
+package import NavigationCore
 
 /// A state's tail (see ``StateJSON/encodeTail(of:reusing:)``) and where each coordinator's
 /// identity (`"id":…,"route":…,"params":…,"presentation":…`) lies in it.

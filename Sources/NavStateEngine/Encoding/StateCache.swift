@@ -1,5 +1,5 @@
 import NavJSON
-import NavigationCore
+package import NavigationCore
 
 /// A session's state encoded for one version, kept while the session is in use: the members
 /// before `expiresAt` (the head) and those after it (the tail), so that a read writes only

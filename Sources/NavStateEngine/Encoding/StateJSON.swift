@@ -1,5 +1,5 @@
-import NavJSON
-import NavigationCore
+public import NavJSON
+public import NavigationCore
 
 /// The session times the API shows beside the navigation state.
 public struct SessionTimes: Sendable {

@@ -1,5 +1,5 @@
 import NavJSON
-import NavigationCore
+package import NavigationCore
 
 /// A navigation event in a few dozen bytes (its JSON takes 130 or more): how a session's log
 /// keeps its events. A client that catches up gets them encoded again, by the same encoder, so

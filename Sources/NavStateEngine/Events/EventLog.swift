@@ -1,4 +1,4 @@
-import NavigationCore
+package import NavigationCore
 
 /// The latest events of one session, kept for clients that catch up. Bounded in count and in
 /// bytes: the oldest go first, and a client that asks for them gets a `reset`.

@@ -1,4 +1,4 @@
-import NavigationCore
+public import NavigationCore
 import Synchronization
 
 /// Every version of every graph the server has loaded. New sessions start on a graph's newest

@@ -1,4 +1,4 @@
-import NavigationCore
+public import NavigationCore
 import Synchronization
 
 /// Coordinators started and redirects made on the routes of one graph version, by route

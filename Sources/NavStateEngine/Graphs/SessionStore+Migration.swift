@@ -1,5 +1,6 @@
 import NavJSON
-import NavigationCore
+package import NavigationCore
+import Synchronization
 
 /// Sessions moving to a newer version of their graph: lazily at their next call, or all at once
 /// when the backend asks (`POST /v1/graphs/{name}/migrate`).
@@ -115,8 +116,7 @@ extension SessionStore {
   /// Loads a new version of a graph: saved first (with a data directory), then in the catalog.
   package func load(_ version: GraphCatalog.Version) throws(EngineRefusal) {
     try graphLoads.withLock { _ throws(EngineRefusal) in
-      if let newest = catalog.newest(version.graph.name), newest.version >= version.graph.version
-      {
+      if let newest = catalog.newest(version.graph.name), newest.version >= version.graph.version {
         throw EngineRefusal.graphVersionExists(name: newest.name, newest: newest.version)
       }
       if let journal, !journal.recordGraph(version) { throw EngineRefusal.journalUnavailable }

@@ -1,4 +1,4 @@
-import NavigationCore
+package import NavigationCore
 
 /// Sessions that ended recently, remembered by id and token digest for a while, so that a client
 /// that comes back (typically an event stream resuming after a network change) learns that its

@@ -1,3 +1,4 @@
+import NavigationCore
 import Synchronization
 
 /// What the server holds, in bytes, against `--max-memory`: every session (its tree and its

@@ -1,6 +1,6 @@
-import NavJSON
-import NavigationCore
-import Synchronization
+package import NavJSON
+package import NavigationCore
+package import Synchronization
 
 /// An open event stream of one session.
 package struct EventSubscriber: Sendable {

@@ -1,6 +1,6 @@
 import NavJSON
-import NavigationCore
-import Synchronization
+public import NavigationCore
+package import Synchronization
 
 /// Every live session, split into shards so that requests on different sessions do not contend
 /// on one lock.

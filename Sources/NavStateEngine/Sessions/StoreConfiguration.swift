@@ -1,4 +1,4 @@
-import NavigationCore
+public import NavigationCore
 
 /// Settings of the store, from the command line.
 public struct StoreConfiguration: Sendable {

@@ -1,4 +1,4 @@
-import NavigationCore
+public import NavigationCore
 
 /// Why the engine did not do what it was asked. The API words each one as a problem document in
 /// one place (`APIProblem(_:)` in NavStateAPI), so the engine holds no status codes.

@@ -1,4 +1,4 @@
-import NavigationCore
+package import NavigationCore
 
 /// Where the engine writes what it accepted before it answers (`--data-dir`: NavStatePersistence's
 /// journal). Each call returns false when the record could not be written whole; the engine then

@@ -1,5 +1,6 @@
-import NavJSON
-import NavigationCore
+public import NavJSON
+package import NavigationCore
+import Synchronization
 
 /// An `Idempotency-Key` claimed for one call: a change settles it with its answer, in the same
 /// journal record as the change.

@@ -1,4 +1,5 @@
 import NavigationCore
+import Synchronization
 
 /// Safe retries: the `Idempotency-Key`s a session was sent (see ``IdempotencyLedger``).
 extension SessionStore {

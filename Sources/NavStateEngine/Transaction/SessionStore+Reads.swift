@@ -1,5 +1,6 @@
-import NavJSON
-import NavigationCore
+public import NavJSON
+package import NavigationCore
+import Synchronization
 
 /// A body the engine wrote, with the session version it shows.
 public struct EncodedAnswer: ~Copyable {

@@ -1,4 +1,4 @@
-import NavJSON
+public import NavJSON
 
 /// A route to show and the parameters the client gave for it (checked against the graph later).
 public struct RouteRequest: Sendable, Equatable {

@@ -1,4 +1,4 @@
-import NavJSON
+public import NavJSON
 
 /// Something that happened to a session, numbered in the order it happened.
 public struct NavigationEvent: Sendable, Equatable {

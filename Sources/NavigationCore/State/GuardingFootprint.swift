@@ -48,7 +48,8 @@ extension SessionContext {
 
 extension PendingRequest {
   var footprint: Int {
-    var bytes = 2 * GuardingCost.block + GuardingCost.text(route) + (url.map(GuardingCost.text) ?? 0)
+    var bytes =
+      2 * GuardingCost.block + GuardingCost.text(route) + (url.map(GuardingCost.text) ?? 0)
     switch action {
     case .start(let name, let params, _, _):
       bytes += GuardingCost.text(name) + params.count * GuardingCost.slot + params.textBytes

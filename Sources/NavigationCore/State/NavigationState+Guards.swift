@@ -1,3 +1,5 @@
+import NavJSON
+
 /// Route guards and redirects (docs/behaviour.md section 10): which routes the context opens, what a redirect
 /// starts in a closed route's place, and what a context change stops and lets through.
 extension NavigationState {

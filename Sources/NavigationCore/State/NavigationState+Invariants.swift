@@ -1,3 +1,5 @@
+import NavJSON
+
 /// The shape rules of docs/behaviour.md section 2, checked from scratch. Tests call this after every operation.
 extension NavigationState {
   public func invariantViolations() -> [String] {

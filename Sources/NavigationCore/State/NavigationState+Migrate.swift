@@ -247,7 +247,8 @@ extension NavigationState {
       oldRootRoute = renamed
     }
     if let root = rootID { stop(root, reason: .migrated, into: &pending) }
-    let route = graph.hasGuards ? restartRoute(after: oldRootRoute) : try resolveRoute(graph.rootRoute)
+    let route =
+      graph.hasGuards ? restartRoute(after: oldRootRoute) : try resolveRoute(graph.rootRoute)
     guard let params = fittedParams([:], for: route) else {
       throw NavigationError(
         .invalidParams,

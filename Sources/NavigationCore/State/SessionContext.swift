@@ -1,4 +1,4 @@
-import NavJSON
+public import NavJSON
 
 /// One value of a session's context: what the app's backend says about the user.
 public enum ContextValue: Sendable, Hashable {

@@ -1,4 +1,4 @@
-import NavJSON
+public import NavJSON
 
 /// The declared type of a route parameter.
 public enum ParamType: String, Sendable, Hashable {
