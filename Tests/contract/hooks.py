@@ -11,8 +11,8 @@ succeeds; the root and a tab are refused), at the generated id otherwise.
 Backend calls (setting a context, loading a graph, migrating, a creation with a context) are
 made with the key of the app's backend that `run` starts the server with (NAVSTATE_BACKEND_KEY),
 so that a schema-valid body reaches their logic instead of a 403 `backend_only`. A graph is
-loaded under a name no session uses, so that a body that happens to be a valid graph changes
-no graph the sessions here are on.
+loaded (or dry-run) under a name no session uses, so that a body that happens to be a valid
+graph changes no graph the sessions here are on.
 
 Every answer is recorded (NAVSTATE_STATUS_LOG); `run` then checks that pop, dismiss, teardown and
 select-tab each saw success as well as refusal, so the fuzzing reaches their real logic.
@@ -29,7 +29,8 @@ STATUS_LOG = os.environ.get("NAVSTATE_STATUS_LOG")
 BACKEND_KEY = os.environ.get("NAVSTATE_BACKEND_KEY")
 # Operations only the app's backend may call (their `security` is `backend` alone).
 BACKEND_ONLY = {("PUT", "/v1/sessions/{sid}/context"), ("PATCH", "/v1/sessions/{sid}/context"),
-                ("PUT", "/v1/graphs/{name}"), ("POST", "/v1/graphs/{name}/migrate")}
+                ("PUT", "/v1/graphs/{name}"), ("POST", "/v1/graphs/{name}/dry-run"),
+                ("POST", "/v1/graphs/{name}/migrate")}
 # Seeded, so that a run can be repeated exactly along with schemathesis' own seed.
 shapes = random.Random(20261123)
 
@@ -87,7 +88,8 @@ class SessionAuth:
             operation == ("POST", "/v1/sessions") and isinstance(case.body, dict)
             and "context" in case.body))
         case.headers["Authorization"] = f"Bearer {BACKEND_KEY if backend else data['token']}"
-        if operation == ("PUT", "/v1/graphs/{name}") and case.path_parameters:
+        if operation in {("PUT", "/v1/graphs/{name}"), ("POST", "/v1/graphs/{name}/dry-run")} \
+                and case.path_parameters:
             case.path_parameters["name"] = "contract-scratch"
         if case.path_parameters and "sid" in case.path_parameters:
             case.path_parameters["sid"] = data["sid"]

@@ -2,7 +2,10 @@
 settings: package `openapi_client`) makes from openapi.yaml: pop to a coordinator and to the root
 (the bodies must carry only what was asked: no `count` beside `to` or `toRoot`), int params read
 back as ints (42, and 9007199254740993 exactly), typed 409, 412 and 422 refusals, a minimal answer
-(`Prefer: return=minimal`), 201 and 204, and the event stream's head and first event.
+(`Prefer: return=minimal`), 201 and 204, the event stream's head and first event, a backend
+merge patch of a context, and the typed round trip of a graph: GET `demo` and `zumry`, send each
+back unedited but for its name (a scratch one) with PUT, GET the copy and check that it means the
+same graph (contract_check.graph_meaning), and a dry run decoded as the typed MigrationReport.
 
 Every request and answer is recorded under the generated code (at urllib3) and validated with
 openapi-core (contract_check.py). Run by Tests/generated-clients/run; exits 1 on a failure."""
@@ -14,12 +17,13 @@ import contract_check
 from contract_check import Exchange
 from openapi_client import ApiClient, Configuration
 from openapi_client.api.events_api import EventsApi
+from openapi_client.api.graphs_api import GraphsApi
 from openapi_client.api.navigation_api import NavigationApi
 from openapi_client.api.sessions_api import SessionsApi
 from openapi_client.exceptions import ApiException
-from openapi_client.models import (CoordinatorStartedEvent, CreateSessionRequest, MutationResult,
-                                   PopRequest, PresentRequest, Problem, PushRequest,
-                                   RouteRequest, SessionState)
+from openapi_client.models import (CoordinatorStartedEvent, CreateSessionRequest, Graph,
+                                   GraphInput, MigrationReport, MutationResult, PopRequest,
+                                   PresentRequest, Problem, PushRequest, RouteRequest, SessionState)
 
 url = os.environ["NAVSTATE_URL"]
 spec = os.environ["NAVSTATE_SPEC"]
@@ -181,6 +185,63 @@ check(exchanges[-1].status == 204, "ending the session is 204")
 error = refusal(lambda: sessions.get_session(sid))
 check(error is not None and error.status in (404, 410) and isinstance(error.data, Problem),
       "an ended session is refused with a typed problem")
+
+# The backend: a context at creation, then a merge patch (application/merge-patch+json) that
+# removes one key and sets another; the pending dashboard opens.
+backend = client(os.environ["NAVSTATE_BACKEND_KEY"])
+guarded = SessionsApi(backend).create_session(CreateSessionRequest(
+    graph="zumry", context={"authenticated": False, "plan": "free"}))
+check(guarded.session.pending is not None and guarded.session.path[0].route == "login",
+      "a zumry session signed out waits at login")
+patched = SessionsApi(backend).patch_context(guarded.session.id,
+                                             {"authenticated": True, "plan": None})
+sent_type = {k.lower(): v for k, v in exchanges[-1].request_headers}.get("content-type")
+check(sent_type == "application/merge-patch+json"
+      and sent_body() == {"authenticated": True, "plan": None},
+      f"the patch is sent as {sent_type}, its null kept ({sent_body()})")
+check(patched.session.context == {"authenticated": True}
+      and patched.session.path[0].route == "dashboard",
+      "PATCH context removes a key, sets one, and the dashboard opens")
+SessionsApi(backend).delete_session(guarded.session.id)
+
+# Typed graph round trips: GET, PUT back unedited under a scratch name, GET the copy.
+graphs, loading = GraphsApi(client()), GraphsApi(backend)
+for name in ("demo", "zumry"):
+    copy = f"{name}_gen"
+    original = graphs.get_graph(name)
+    served = exchanges[-1].json
+    check(isinstance(original, Graph) and original.name == name, f"GET {name} is the typed Graph")
+    body = GraphInput.from_dict(original.to_dict())
+    body.name = copy
+    error = refusal(lambda: loading.load_graph(copy, body))
+    sent = json.loads(exchanges[-1].request_body)
+    check(error is None and exchanges[-1].status == 201,
+          f"PUT {copy} of the typed GET answer is a 201 Graph"
+          + ("" if error is None else f" (got {error.status}: {error.body[:300]})"))
+    got = graphs.get_graph(copy) if error is None else None
+    if got is not None:
+        before = contract_check.graph_meaning(served)
+        for what, document in (("the body sent", sent), ("GET of the copy", exchanges[-1].json),
+                               ("the typed reading of the copy", got.to_dict())):
+            after = contract_check.graph_meaning(document)
+            check(before == after, f"{name}: {what} means what GET {name} meant"
+                  + ("" if before == after else ": " + contract_check.meaning_differences(before, after)))
+
+# A dry run: demo at version 2, nothing changed, so every session behind stays as it is; nothing
+# is loaded. The same version again is a typed 409.
+alive = SessionsApi(client()).create_session(CreateSessionRequest(graph="demo"))
+body = GraphInput.from_dict(graphs.get_graph("demo").to_dict())
+body.version = 2
+report = loading.dry_run_graph("demo", body)
+check(isinstance(report, MigrationReport) and report.sessions >= 1
+      and report.unchanged == report.sessions and report.migrated == 0 and report.restarted == 0
+      and report.stopped == {}, f"a dry run of demo 2 is the typed MigrationReport ({report})")
+check(graphs.get_graph("demo").version == 1, "the dry run loaded nothing")
+body.version = 1
+error = refusal(lambda: loading.dry_run_graph("demo", body))
+check(error is not None and error.status == 409 and isinstance(error.data, Problem)
+      and error.data.code == "graph_version_exists", "a dry run of a loaded version is a typed 409")
+SessionsApi(client(alive.token)).delete_session(alive.session.id)
 
 check(contract_check.report(spec, exchanges, (200, 201, 204, 409, 412, 422),
                             label="openapi-generator python client", stream=True) == 0,

@@ -146,8 +146,9 @@ for name in ("demo", "zumry"):
     loaded = load_graph.sync(copy, client=backend, body=body)
     sent = json.loads(exchanges[-1].request_body)
     check(isinstance(loaded, Graph) and exchanges[-1].status == 201,
-          f"PUT {copy} of the typed GET answer is a 201 Graph (got {exchanges[-1].status}: "
-          f"{exchanges[-1].response_body[:300]!r})")
+          f"PUT {copy} of the typed GET answer is a 201 Graph" + (
+              "" if exchanges[-1].status == 201
+              else f" (got {exchanges[-1].status}: {exchanges[-1].response_body[:300]!r})"))
     got = get_graph.sync(copy, client=anonymous)
     check(isinstance(got, Graph) and exchanges[-1].status == 200, f"GET {copy} is the typed Graph")
     if exchanges[-1].status == 200:
