@@ -5,10 +5,11 @@ public import NavStateEngine
 import NavigationCore
 
 extension NavStateService {
-  /// `GET .../events`: the JSON catch-up; with `Accept: text/event-stream`, the stream (for
-  /// clients written before `GET .../events/stream`, the stream's own operation).
+  /// `GET .../events`: the JSON catch-up; when `Accept` prefers `text/event-stream` over JSON,
+  /// the stream (for clients written before `GET .../events/stream`, the stream's own
+  /// operation).
   func listEvents(_ request: HTTPRequest, key: SessionID?) throws(APIProblem) -> HTTPResponse {
-    let wantsStream = request.headers["accept"]?.contains("text/event-stream") == true
+    let wantsStream = AcceptedMediaTypes(request.headers["accept"]).prefersEventStream
     return try events(request, key: key, asStream: wantsStream)
   }
 

@@ -145,8 +145,8 @@ public final class NavStateBackend: Sendable {
     }
   }
 
-  /// `PUT /v1/graphs/{name}` with the file's bytes as they are: the generated `Graph` type
-  /// would drop what it does not declare and require what a graph file may leave out.
+  /// `PUT /v1/graphs/{name}` (or `POST .../dry-run`) with the file's bytes as they are: a graph
+  /// file may carry members (a `description`) that a typed round trip need not keep.
   private func putGraph(_ name: String, json: Data, dryRun: Bool)
     async throws(NavStateError) -> (status: Int, body: Data)
   {
@@ -154,18 +154,19 @@ public final class NavStateBackend: Sendable {
     allowed.remove(charactersIn: "/?#")
     let escaped = name.addingPercentEncoding(withAllowedCharacters: allowed) ?? name
     let request = HTTPRequest(
-      method: .put, scheme: nil, authority: nil,
-      path: "/v1/graphs/\(escaped)" + (dryRun ? "?dryRun=true" : ""),
+      method: dryRun ? .post : .put, scheme: nil, authority: nil,
+      path: "/v1/graphs/\(escaped)" + (dryRun ? "/dry-run" : ""),
       headerFields: [.contentType: "application/json", .accept: "application/json"])
+    let operationID = dryRun ? "dryRunGraph" : "loadGraph"
     let token = BearerToken(token: key)
     let transport = transport
     do {
       let (response, body) = try await ProblemsAsErrors().intercept(
-        request, body: HTTPBody(json), baseURL: serverURL, operationID: "loadGraph"
+        request, body: HTTPBody(json), baseURL: serverURL, operationID: operationID
       ) { request, body, url in
-        try await token.intercept(request, body: body, baseURL: url, operationID: "loadGraph") {
+        try await token.intercept(request, body: body, baseURL: url, operationID: operationID) {
           request, body, url in
-          try await transport.send(request, body: body, baseURL: url, operationID: "loadGraph")
+          try await transport.send(request, body: body, baseURL: url, operationID: operationID)
         }
       }
       var bytes = Data()

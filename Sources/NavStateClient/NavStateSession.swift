@@ -98,8 +98,11 @@ public final class NavStateSession: Sendable {
   /// The kept events after `seq`; when those are gone, none and the whole state in `reset`.
   public func events(after seq: Int = 0) async throws(NavStateError) -> EventPage {
     do {
-      let list = try await client.listEvents(path: .init(sid: id), query: .init(after: Int64(seq)))
-        .ok.body.json
+      // JSON alone: the same operation streams to a client that prefers the event stream.
+      let list = try await client.listEvents(
+        path: .init(sid: id), query: .init(after: Int64(seq)),
+        headers: .init(accept: [.init(contentType: .json)])
+      ).ok.body.json
       return EventPage(
         events: list.events.map(NavigationEvent.init), lastSeq: list.lastSeq,
         reset: list.reset.map(SessionState.init))

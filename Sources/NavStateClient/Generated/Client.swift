@@ -11,7 +11,7 @@ import HTTPTypes
 ///
 /// With `--backend-key-file`, `Authorization: Bearer <backend key>` makes a request a backend call (security scheme `backend`): it may call every session operation on any session without the session's token, set a session's `context` and load graphs. A session token where a backend key is needed is 403 `backend_only`.
 ///
-/// Strict HTTP/1.1: a request whose line or header fields are malformed (whitespace before a colon, obs-fold, a bare LF, NUL or another control byte in the target or a field) is answered 400 `malformed_request`, and one without exactly one Host (HTTP/1.1) 400 `bad_host`; the connection is closed after either. A request whose headers (or body) do not arrive in time is answered 408 `request_timeout` and closed. With `--allowed-host`, any other Host is answered 421 `misdirected_request`. A body must be declared `application/json` (or `+json`): anything else, a missing Content-Type included, is 415 `unsupported_media_type`. JSON with a repeated object key is 400 `malformed_json`; an integer param must be exactly an integer within Int64. A problem's `detail` quotes at most 200 bytes of any input. Every response carries `X-Content-Type-Options: nosniff`.
+/// Strict HTTP/1.1: a request whose line or header fields are malformed (whitespace before a colon, obs-fold, a bare LF, NUL or another control byte in the target or a field) is answered 400 `malformed_request`, and one without exactly one Host (HTTP/1.1) 400 `bad_host`; the connection is closed after either. A request whose headers (or body) do not arrive in time is answered 408 `request_timeout` and closed. With `--allowed-host`, any other Host is answered 421 `misdirected_request`. A body must be declared `application/json` (or `+json`), and a merge patch (`PATCH .../context`) `application/merge-patch+json`: anything else, a missing Content-Type included, is 415 `unsupported_media_type`. JSON with a repeated object key is 400 `malformed_json`; an integer param must be exactly an integer within Int64. A problem's `detail` quotes at most 200 bytes of any input. Every response carries `X-Content-Type-Options: nosniff`.
 internal struct Client: APIProtocol {
     /// The underlying HTTP client.
     private let client: UniversalClient
@@ -334,7 +334,7 @@ internal struct Client: APIProtocol {
     }
     /// Load a new version of a graph (backend only)
     ///
-    /// The body is the graph file's JSON, with a `version` greater than the newest loaded (and a `migrate` saying what became of renamed and removed routes). New sessions start on it; a live session moves to it at its next call, or when `POST /v1/graphs/{name}/migrate` moves them all. With `?dryRun=true` nothing is loaded: the answer says what migrating every live session to it would do.
+    /// The body is the graph file's JSON (a GraphInput: what `GET` answers may be sent back unedited), with a `version` greater than the newest loaded (and a `migrate` saying what became of renamed and removed routes). New sessions start on it; a live session moves to it at its next call, or when `POST /v1/graphs/{name}/migrate` moves them all. To see what migrating every live session to it would do without loading it, use `POST /v1/graphs/{name}/dry-run`. (The server still reads the legacy `?dryRun=true` on this operation and then answers as dry-run does: 200 with a MigrationReport; it is not part of this contract, so that this operation has one success answer.)
     ///
     /// - Remark: HTTP `PUT /v1/graphs/{name}`.
     /// - Remark: Generated from `#/paths//v1/graphs/{name}/put(loadGraph)`.
@@ -354,13 +354,6 @@ internal struct Client: APIProtocol {
                     method: .put
                 )
                 suppressMutabilityWarning(&request)
-                try converter.setQueryItemAsURI(
-                    in: &request,
-                    style: .form,
-                    explode: true,
-                    name: "dryRun",
-                    value: input.query.dryRun
-                )
                 converter.setAcceptHeader(
                     in: &request.headerFields,
                     contentTypes: input.headers.accept
@@ -378,28 +371,6 @@ internal struct Client: APIProtocol {
             },
             deserializer: { response, responseBody in
                 switch response.status.code {
-                case 200:
-                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
-                    let body: Operations.LoadGraph.Output.Ok.Body
-                    let chosenContentType = try converter.bestContentType(
-                        received: contentType,
-                        options: [
-                            "application/json"
-                        ]
-                    )
-                    switch chosenContentType {
-                    case "application/json":
-                        body = try await converter.getResponseBodyAsJSON(
-                            Components.Schemas.MigrationReport.self,
-                            from: responseBody,
-                            transforming: { value in
-                                .json(value)
-                            }
-                        )
-                    default:
-                        preconditionFailure("bestContentType chose an invalid content type.")
-                    }
-                    return .ok(.init(body: body))
                 case 201:
                     let headers: Operations.LoadGraph.Output.Created.Headers = .init(location: try converter.getOptionalHeaderFieldAsURI(
                         in: response.headerFields,
@@ -506,7 +477,7 @@ internal struct Client: APIProtocol {
                     return .forbidden(.init(body: body))
                 case 409:
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
-                    let body: Operations.LoadGraph.Output.Conflict.Body
+                    let body: Components.Responses.GraphVersionExists.Body
                     let chosenContentType = try converter.bestContentType(
                         received: contentType,
                         options: [
@@ -526,6 +497,28 @@ internal struct Client: APIProtocol {
                         preconditionFailure("bestContentType chose an invalid content type.")
                     }
                     return .conflict(.init(body: body))
+                case 413:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.TooLarge.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .contentTooLarge(.init(body: body))
                 case 415:
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.UnsupportedMediaType.Body
@@ -550,7 +543,7 @@ internal struct Client: APIProtocol {
                     return .unsupportedMediaType(.init(body: body))
                 case 422:
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
-                    let body: Operations.LoadGraph.Output.UnprocessableContent.Body
+                    let body: Components.Responses.InvalidGraph.Body
                     let chosenContentType = try converter.bestContentType(
                         received: contentType,
                         options: [
@@ -600,6 +593,241 @@ internal struct Client: APIProtocol {
                         headers: headers,
                         body: body
                     ))
+                default:
+                    return .undocumented(
+                        statusCode: response.status.code,
+                        .init(
+                            headerFields: response.headerFields,
+                            body: responseBody
+                        )
+                    )
+                }
+            }
+        )
+    }
+    /// What loading a new version of a graph would do, loading nothing (backend only)
+    ///
+    /// The body is what `PUT /v1/graphs/{name}` takes, judged the same way (the same refusals). Nothing is loaded and no session changes: the answer counts what migrating every live session of the graph to this version would do, as `POST /v1/graphs/{name}/migrate` would report it.
+    ///
+    /// - Remark: HTTP `POST /v1/graphs/{name}/dry-run`.
+    /// - Remark: Generated from `#/paths//v1/graphs/{name}/dry-run/post(dryRunGraph)`.
+    internal func dryRunGraph(_ input: Operations.DryRunGraph.Input) async throws -> Operations.DryRunGraph.Output {
+        try await client.send(
+            input: input,
+            forOperation: Operations.DryRunGraph.id,
+            serializer: { input in
+                let path = try converter.renderedPath(
+                    template: "/v1/graphs/{}/dry-run",
+                    parameters: [
+                        input.path.name
+                    ]
+                )
+                var request: HTTPTypes.HTTPRequest = .init(
+                    soar_path: path,
+                    method: .post
+                )
+                suppressMutabilityWarning(&request)
+                converter.setAcceptHeader(
+                    in: &request.headerFields,
+                    contentTypes: input.headers.accept
+                )
+                let body: OpenAPIRuntime.HTTPBody?
+                switch input.body {
+                case let .json(value):
+                    body = try converter.setRequiredRequestBodyAsJSON(
+                        value,
+                        headerFields: &request.headerFields,
+                        contentType: "application/json; charset=utf-8"
+                    )
+                }
+                return (request, body)
+            },
+            deserializer: { response, responseBody in
+                switch response.status.code {
+                case 200:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Operations.DryRunGraph.Output.Ok.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.MigrationReport.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .ok(.init(body: body))
+                case 400:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.BadRequest.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .badRequest(.init(body: body))
+                case 401:
+                    let headers: Components.Responses.Unauthorized.Headers = .init(wwwAuthenticate: try converter.getRequiredHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "WWW-Authenticate",
+                        as: Swift.String.self
+                    ))
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.Unauthorized.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .unauthorized(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 403:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.BackendOnly.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .forbidden(.init(body: body))
+                case 409:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.GraphVersionExists.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .conflict(.init(body: body))
+                case 413:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.TooLarge.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .contentTooLarge(.init(body: body))
+                case 415:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.UnsupportedMediaType.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .unsupportedMediaType(.init(body: body))
+                case 422:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.InvalidGraph.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .unprocessableContent(.init(body: body))
                 default:
                     return .undocumented(
                         statusCode: response.status.code,
@@ -2849,7 +3077,7 @@ internal struct Client: APIProtocol {
     }
     /// Change some keys of the session's context (backend only)
     ///
-    /// A JSON merge patch (RFC 7396) of the context: a key set to null is removed, any other replaces the key's value. Answered as `PUT` is. A session token is 403 `backend_only`.
+    /// A JSON merge patch (RFC 7396) of the context: a key set to null is removed, any other replaces the key's value. Answered as `PUT` is. A session token is 403 `backend_only`. Only `application/merge-patch+json` is read (`application/json` is 415 `unsupported_media_type`). A client whose JSON library leaves out null members must keep them in this body, or it cannot remove a key (openapi-generator's Java client: give its ObjectMapper a content inclusion of ALWAYS, e.g. `setDefaultPropertyInclusion(JsonInclude.Value.construct(NON_NULL, ALWAYS))`).
     ///
     /// - Remark: HTTP `PATCH /v1/sessions/{sid}/context`.
     /// - Remark: Generated from `#/paths//v1/sessions/{sid}/context/patch(patchContext)`.
@@ -3597,7 +3825,7 @@ internal struct Client: APIProtocol {
     }
     /// The session's events
     ///
-    /// The kept events after `after`, as JSON; when those are no longer kept, no events and `reset` with the whole state. (For the live stream, see `streamEvents`; a request to this path with `Accept: text/event-stream` is also answered with the stream, for clients written before it.)
+    /// The kept events after `after`, as JSON; when those are no longer kept, no events and `reset` with the whole state. (For the live stream, see `streamEvents`; a request to this path with `Accept: text/event-stream` is also answered with the stream, as `streamEvents` answers, for clients written before it.)
     ///
     /// - Remark: HTTP `GET /v1/sessions/{sid}/events`.
     /// - Remark: Generated from `#/paths//v1/sessions/{sid}/events/get(listEvents)`.
@@ -3633,12 +3861,18 @@ internal struct Client: APIProtocol {
             deserializer: { response, responseBody in
                 switch response.status.code {
                 case 200:
+                    let headers: Operations.ListEvents.Output.Ok.Headers = .init(cacheControl: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "Cache-Control",
+                        as: Swift.String.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Operations.ListEvents.Output.Ok.Body
                     let chosenContentType = try converter.bestContentType(
                         received: contentType,
                         options: [
-                            "application/json"
+                            "application/json",
+                            "text/event-stream"
                         ]
                     )
                     switch chosenContentType {
@@ -3650,10 +3884,21 @@ internal struct Client: APIProtocol {
                                 .json(value)
                             }
                         )
+                    case "text/event-stream":
+                        body = try converter.getResponseBodyAsBinary(
+                            OpenAPIRuntime.HTTPBody.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .textEventStream(value)
+                            }
+                        )
                     default:
                         preconditionFailure("bestContentType chose an invalid content type.")
                     }
-                    return .ok(.init(body: body))
+                    return .ok(.init(
+                        headers: headers,
+                        body: body
+                    ))
                 case 400:
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.BadRequest.Body

@@ -30,46 +30,6 @@ extension Components {
         ///
         /// - Remark: Generated from `#/components/schemas/ParamValue`.
         internal typealias ParamValue = NavStateClient.ParamValue
-        /// A param as a graph declares it.
-        ///
-        /// - Remark: Generated from `#/components/schemas/ParamDeclaration`.
-        internal struct ParamDeclaration: Codable, Hashable, Sendable {
-            /// - Remark: Generated from `#/components/schemas/ParamDeclaration/type`.
-            internal enum _TypePayload: String, Codable, Hashable, Sendable, CaseIterable {
-                case string = "string"
-                case int = "int"
-                case number = "number"
-                case bool = "bool"
-            }
-            /// - Remark: Generated from `#/components/schemas/ParamDeclaration/type`.
-            internal var _type: Components.Schemas.ParamDeclaration._TypePayload
-            /// - Remark: Generated from `#/components/schemas/ParamDeclaration/required`.
-            internal var required: Swift.Bool
-            /// Filled in when the param is left out.
-            ///
-            /// - Remark: Generated from `#/components/schemas/ParamDeclaration/default`.
-            internal var _default: Components.Schemas.ParamValue?
-            /// Creates a new `ParamDeclaration`.
-            ///
-            /// - Parameters:
-            ///   - _type:
-            ///   - required:
-            ///   - _default: Filled in when the param is left out.
-            internal init(
-                _type: Components.Schemas.ParamDeclaration._TypePayload,
-                required: Swift.Bool,
-                _default: Components.Schemas.ParamValue? = nil
-            ) {
-                self._type = _type
-                self.required = required
-                self._default = _default
-            }
-            internal enum CodingKeys: String, CodingKey {
-                case _type = "type"
-                case required
-                case _default = "default"
-            }
-        }
         /// Route params by name, checked against the graph; defaults are filled in.
         ///
         /// - Remark: Generated from `#/components/schemas/Params`.
@@ -3020,6 +2980,8 @@ extension Components {
                 case reset
             }
         }
+        /// A loaded graph as the server writes it (`GET`, and the answer to `PUT`): every member the server fills in is written. Send it back (as a GraphInput, under its name and a greater `version`) unedited and it means the same graph.
+        ///
         /// - Remark: Generated from `#/components/schemas/Graph`.
         internal struct Graph: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/Graph/name`.
@@ -3027,14 +2989,232 @@ extension Components {
             /// Grows with each change of the graph; sessions move to the newest.
             ///
             /// - Remark: Generated from `#/components/schemas/Graph/version`.
-            internal var version: Swift.Int?
-            /// What became of the previous version's routes (in a request only).
+            internal var version: Swift.Int
+            /// The route sessions start at.
             ///
-            /// - Remark: Generated from `#/components/schemas/Graph/migrate`.
+            /// - Remark: Generated from `#/components/schemas/Graph/root`.
+            internal var root: Swift.String
+            /// - Remark: Generated from `#/components/schemas/Graph/routes`.
+            internal var routes: [Components.Schemas.Route]
+            /// Creates a new `Graph`.
+            ///
+            /// - Parameters:
+            ///   - name:
+            ///   - version: Grows with each change of the graph; sessions move to the newest.
+            ///   - root: The route sessions start at.
+            ///   - routes:
+            internal init(
+                name: Swift.String,
+                version: Swift.Int,
+                root: Swift.String,
+                routes: [Components.Schemas.Route]
+            ) {
+                self.name = name
+                self.version = version
+                self.root = root
+                self.routes = routes
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case name
+                case version
+                case root
+                case routes
+            }
+        }
+        /// A route of a loaded graph, with the defaults filled in.
+        ///
+        /// - Remark: Generated from `#/components/schemas/Route`.
+        internal struct Route: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/Route/name`.
+            internal var name: Swift.String
+            /// The deep-link path pattern (`/detail/{id}`).
+            ///
+            /// - Remark: Generated from `#/components/schemas/Route/path`.
+            internal var path: Swift.String
+            /// The route's params by name.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Route/params`.
+            internal struct ParamsPayload: Codable, Hashable, Sendable {
+                /// A container of undocumented properties.
+                internal var additionalProperties: [String: Components.Schemas.ParamDeclaration]
+                /// Creates a new `ParamsPayload`.
+                ///
+                /// - Parameters:
+                ///   - additionalProperties: A container of undocumented properties.
+                internal init(additionalProperties: [String: Components.Schemas.ParamDeclaration] = .init()) {
+                    self.additionalProperties = additionalProperties
+                }
+                internal init(from decoder: any Swift.Decoder) throws {
+                    additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [])
+                }
+                internal func encode(to encoder: any Swift.Encoder) throws {
+                    try encoder.encodeAdditionalProperties(additionalProperties)
+                }
+            }
+            /// The route's params by name.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Route/params`.
+            internal var params: Components.Schemas.Route.ParamsPayload
+            /// How the route is shown when a request does not say: `push`, `sheet` or `fullScreenCover`.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Route/presentation`.
+            internal var presentation: Swift.String
+            /// The presentations the route may be shown with (`push`, `sheet`, `fullScreenCover`).
+            ///
+            /// - Remark: Generated from `#/components/schemas/Route/presentations`.
+            internal var presentations: [Swift.String]
+            /// The routes that may be pushed or presented from this one: `null` means any route, `[]` means none. Always written, so that a client that cannot tell an absent member from an empty one sends back what it read.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Route/next`.
+            internal var next: [Swift.String]?
+            /// Present on a tab container: its tab routes, in order.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Route/tabs`.
+            internal var tabs: [Swift.String]?
+            /// Whether a session may start at this route (the graph's root always may).
+            ///
+            /// - Remark: Generated from `#/components/schemas/Route/root`.
+            internal var root: Swift.Bool
+            /// Present on a guarded route: context key to the value required, or to an array of accepted values (an array-valued context key meets it when the two share an element). A route whose requirements hold in the session's context is open, else closed.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Route/requires`.
+            internal struct RequiresPayload: Codable, Hashable, Sendable {
+                /// A container of undocumented properties.
+                internal var additionalProperties: [String: Components.Schemas.ContextValue]
+                /// Creates a new `RequiresPayload`.
+                ///
+                /// - Parameters:
+                ///   - additionalProperties: A container of undocumented properties.
+                internal init(additionalProperties: [String: Components.Schemas.ContextValue] = .init()) {
+                    self.additionalProperties = additionalProperties
+                }
+                internal init(from decoder: any Swift.Decoder) throws {
+                    additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [])
+                }
+                internal func encode(to encoder: any Swift.Encoder) throws {
+                    try encoder.encodeAdditionalProperties(additionalProperties)
+                }
+            }
+            /// Present on a guarded route: context key to the value required, or to an array of accepted values (an array-valued context key meets it when the two share an element). A route whose requirements hold in the session's context is open, else closed.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Route/requires`.
+            internal var requires: Components.Schemas.Route.RequiresPayload?
+            /// Present when a guarded route has one: the route shown instead of this one while it is closed (the request waits as the session's `pending`).
+            ///
+            /// - Remark: Generated from `#/components/schemas/Route/redirect`.
+            internal var redirect: Swift.String?
+            /// Creates a new `Route`.
+            ///
+            /// - Parameters:
+            ///   - name:
+            ///   - path: The deep-link path pattern (`/detail/{id}`).
+            ///   - params: The route's params by name.
+            ///   - presentation: How the route is shown when a request does not say: `push`, `sheet` or `fullScreenCover`.
+            ///   - presentations: The presentations the route may be shown with (`push`, `sheet`, `fullScreenCover`).
+            ///   - next: The routes that may be pushed or presented from this one: `null` means any route, `[]` means none. Always written, so that a client that cannot tell an absent member from an empty one sends back what it read.
+            ///   - tabs: Present on a tab container: its tab routes, in order.
+            ///   - root: Whether a session may start at this route (the graph's root always may).
+            ///   - requires: Present on a guarded route: context key to the value required, or to an array of accepted values (an array-valued context key meets it when the two share an element). A route whose requirements hold in the session's context is open, else closed.
+            ///   - redirect: Present when a guarded route has one: the route shown instead of this one while it is closed (the request waits as the session's `pending`).
+            internal init(
+                name: Swift.String,
+                path: Swift.String,
+                params: Components.Schemas.Route.ParamsPayload,
+                presentation: Swift.String,
+                presentations: [Swift.String],
+                next: [Swift.String]? = nil,
+                tabs: [Swift.String]? = nil,
+                root: Swift.Bool,
+                requires: Components.Schemas.Route.RequiresPayload? = nil,
+                redirect: Swift.String? = nil
+            ) {
+                self.name = name
+                self.path = path
+                self.params = params
+                self.presentation = presentation
+                self.presentations = presentations
+                self.next = next
+                self.tabs = tabs
+                self.root = root
+                self.requires = requires
+                self.redirect = redirect
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case name
+                case path
+                case params
+                case presentation
+                case presentations
+                case next
+                case tabs
+                case root
+                case requires
+                case redirect
+            }
+        }
+        /// A param as a loaded graph declares it.
+        ///
+        /// - Remark: Generated from `#/components/schemas/ParamDeclaration`.
+        internal struct ParamDeclaration: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ParamDeclaration/type`.
+            internal enum _TypePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case string = "string"
+                case int = "int"
+                case number = "number"
+                case bool = "bool"
+            }
+            /// - Remark: Generated from `#/components/schemas/ParamDeclaration/type`.
+            internal var _type: Components.Schemas.ParamDeclaration._TypePayload
+            /// - Remark: Generated from `#/components/schemas/ParamDeclaration/required`.
+            internal var required: Swift.Bool
+            /// Filled in when the param is left out. Absent when there is none.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ParamDeclaration/default`.
+            internal var _default: Components.Schemas.ParamValue?
+            /// Creates a new `ParamDeclaration`.
+            ///
+            /// - Parameters:
+            ///   - _type:
+            ///   - required:
+            ///   - _default: Filled in when the param is left out. Absent when there is none.
+            internal init(
+                _type: Components.Schemas.ParamDeclaration._TypePayload,
+                required: Swift.Bool,
+                _default: Components.Schemas.ParamValue? = nil
+            ) {
+                self._type = _type
+                self.required = required
+                self._default = _default
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case _type = "type"
+                case required
+                case _default = "default"
+            }
+        }
+        /// A graph as `PUT /v1/graphs/{name}` and its dry run take it, in the format of graph files. Only `name`, `root` and `routes` (and each route's `name`) are required; every other member may be left out or be `null`, which means the same as left out, and the server fills in its default. A Graph read with `GET` is a valid GraphInput. Unknown members are refused (422 invalid_graph).
+        ///
+        /// - Remark: Generated from `#/components/schemas/GraphInput`.
+        internal struct GraphInput: Codable, Hashable, Sendable {
+            /// Letters, digits, `-` and `_` (at most 64); the name in the path.
+            ///
+            /// - Remark: Generated from `#/components/schemas/GraphInput/name`.
+            internal var name: Swift.String
+            /// For people; not kept.
+            ///
+            /// - Remark: Generated from `#/components/schemas/GraphInput/description`.
+            internal var description: Swift.String?
+            /// Greater than the newest loaded version of this graph; default 1.
+            ///
+            /// - Remark: Generated from `#/components/schemas/GraphInput/version`.
+            internal var version: Swift.Int?
+            /// What became of the previous version's routes.
+            ///
+            /// - Remark: Generated from `#/components/schemas/GraphInput/migrate`.
             internal struct MigratePayload: Codable, Hashable, Sendable {
                 /// Old name to new name; coordinators keep their ids.
                 ///
-                /// - Remark: Generated from `#/components/schemas/Graph/migrate/renamed`.
+                /// - Remark: Generated from `#/components/schemas/GraphInput/migrate/renamed`.
                 internal struct RenamedPayload: Codable, Hashable, Sendable {
                     /// A container of undocumented properties.
                     internal var additionalProperties: [String: Swift.String]
@@ -3054,11 +3234,11 @@ extension Components {
                 }
                 /// Old name to new name; coordinators keep their ids.
                 ///
-                /// - Remark: Generated from `#/components/schemas/Graph/migrate/renamed`.
-                internal var renamed: Components.Schemas.Graph.MigratePayload.RenamedPayload?
+                /// - Remark: Generated from `#/components/schemas/GraphInput/migrate/renamed`.
+                internal var renamed: Components.Schemas.GraphInput.MigratePayload.RenamedPayload?
                 /// Old name to null (its coordinators stop with their subtrees) or to the route that replaces it in place.
                 ///
-                /// - Remark: Generated from `#/components/schemas/Graph/migrate/removed`.
+                /// - Remark: Generated from `#/components/schemas/GraphInput/migrate/removed`.
                 internal struct RemovedPayload: Codable, Hashable, Sendable {
                     /// A container of undocumented properties.
                     internal var additionalProperties: [String: Swift.String?]
@@ -3078,16 +3258,16 @@ extension Components {
                 }
                 /// Old name to null (its coordinators stop with their subtrees) or to the route that replaces it in place.
                 ///
-                /// - Remark: Generated from `#/components/schemas/Graph/migrate/removed`.
-                internal var removed: Components.Schemas.Graph.MigratePayload.RemovedPayload?
+                /// - Remark: Generated from `#/components/schemas/GraphInput/migrate/removed`.
+                internal var removed: Components.Schemas.GraphInput.MigratePayload.RemovedPayload?
                 /// Creates a new `MigratePayload`.
                 ///
                 /// - Parameters:
                 ///   - renamed: Old name to new name; coordinators keep their ids.
                 ///   - removed: Old name to null (its coordinators stop with their subtrees) or to the route that replaces it in place.
                 internal init(
-                    renamed: Components.Schemas.Graph.MigratePayload.RenamedPayload? = nil,
-                    removed: Components.Schemas.Graph.MigratePayload.RemovedPayload? = nil
+                    renamed: Components.Schemas.GraphInput.MigratePayload.RenamedPayload? = nil,
+                    removed: Components.Schemas.GraphInput.MigratePayload.RemovedPayload? = nil
                 ) {
                     self.renamed = renamed
                     self.removed = removed
@@ -3096,150 +3276,51 @@ extension Components {
                     case renamed
                     case removed
                 }
+                internal init(from decoder: any Swift.Decoder) throws {
+                    let container = try decoder.container(keyedBy: CodingKeys.self)
+                    self.renamed = try container.decodeIfPresent(
+                        Components.Schemas.GraphInput.MigratePayload.RenamedPayload.self,
+                        forKey: .renamed
+                    )
+                    self.removed = try container.decodeIfPresent(
+                        Components.Schemas.GraphInput.MigratePayload.RemovedPayload.self,
+                        forKey: .removed
+                    )
+                    try decoder.ensureNoAdditionalProperties(knownKeys: [
+                        "renamed",
+                        "removed"
+                    ])
+                }
             }
-            /// What became of the previous version's routes (in a request only).
+            /// What became of the previous version's routes.
             ///
-            /// - Remark: Generated from `#/components/schemas/Graph/migrate`.
-            internal var migrate: Components.Schemas.Graph.MigratePayload?
-            /// - Remark: Generated from `#/components/schemas/Graph/root`.
+            /// - Remark: Generated from `#/components/schemas/GraphInput/migrate`.
+            internal var migrate: Components.Schemas.GraphInput.MigratePayload?
+            /// The route sessions start at.
+            ///
+            /// - Remark: Generated from `#/components/schemas/GraphInput/root`.
             internal var root: Swift.String
-            /// - Remark: Generated from `#/components/schemas/Graph/RoutesPayload`.
-            internal struct RoutesPayloadPayload: Codable, Hashable, Sendable {
-                /// - Remark: Generated from `#/components/schemas/Graph/RoutesPayload/name`.
-                internal var name: Swift.String
-                /// - Remark: Generated from `#/components/schemas/Graph/RoutesPayload/path`.
-                internal var path: Swift.String
-                /// The route's params by name.
-                ///
-                /// - Remark: Generated from `#/components/schemas/Graph/RoutesPayload/params`.
-                internal struct ParamsPayload: Codable, Hashable, Sendable {
-                    /// A container of undocumented properties.
-                    internal var additionalProperties: [String: Components.Schemas.ParamDeclaration]
-                    /// Creates a new `ParamsPayload`.
-                    ///
-                    /// - Parameters:
-                    ///   - additionalProperties: A container of undocumented properties.
-                    internal init(additionalProperties: [String: Components.Schemas.ParamDeclaration] = .init()) {
-                        self.additionalProperties = additionalProperties
-                    }
-                    internal init(from decoder: any Swift.Decoder) throws {
-                        additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [])
-                    }
-                    internal func encode(to encoder: any Swift.Encoder) throws {
-                        try encoder.encodeAdditionalProperties(additionalProperties)
-                    }
-                }
-                /// The route's params by name.
-                ///
-                /// - Remark: Generated from `#/components/schemas/Graph/RoutesPayload/params`.
-                internal var params: Components.Schemas.Graph.RoutesPayloadPayload.ParamsPayload
-                /// - Remark: Generated from `#/components/schemas/Graph/RoutesPayload/presentation`.
-                internal var presentation: Swift.String
-                /// - Remark: Generated from `#/components/schemas/Graph/RoutesPayload/presentations`.
-                internal var presentations: [Swift.String]
-                /// - Remark: Generated from `#/components/schemas/Graph/RoutesPayload/next`.
-                internal var next: [Swift.String]?
-                /// - Remark: Generated from `#/components/schemas/Graph/RoutesPayload/tabs`.
-                internal var tabs: [Swift.String]?
-                /// - Remark: Generated from `#/components/schemas/Graph/RoutesPayload/root`.
-                internal var root: Swift.Bool
-                /// Context key to the value required, or to an array of accepted values (an array-valued context key meets it when the two share an element). A route whose requirements hold in the session's context is open, else closed.
-                ///
-                /// - Remark: Generated from `#/components/schemas/Graph/RoutesPayload/requires`.
-                internal struct RequiresPayload: Codable, Hashable, Sendable {
-                    /// A container of undocumented properties.
-                    internal var additionalProperties: [String: Components.Schemas.ContextValue]
-                    /// Creates a new `RequiresPayload`.
-                    ///
-                    /// - Parameters:
-                    ///   - additionalProperties: A container of undocumented properties.
-                    internal init(additionalProperties: [String: Components.Schemas.ContextValue] = .init()) {
-                        self.additionalProperties = additionalProperties
-                    }
-                    internal init(from decoder: any Swift.Decoder) throws {
-                        additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [])
-                    }
-                    internal func encode(to encoder: any Swift.Encoder) throws {
-                        try encoder.encodeAdditionalProperties(additionalProperties)
-                    }
-                }
-                /// Context key to the value required, or to an array of accepted values (an array-valued context key meets it when the two share an element). A route whose requirements hold in the session's context is open, else closed.
-                ///
-                /// - Remark: Generated from `#/components/schemas/Graph/RoutesPayload/requires`.
-                internal var requires: Components.Schemas.Graph.RoutesPayloadPayload.RequiresPayload?
-                /// The route shown instead of this one while it is closed (the request waits as the session's `pending`).
-                ///
-                /// - Remark: Generated from `#/components/schemas/Graph/RoutesPayload/redirect`.
-                internal var redirect: Swift.String?
-                /// Creates a new `RoutesPayloadPayload`.
-                ///
-                /// - Parameters:
-                ///   - name:
-                ///   - path:
-                ///   - params: The route's params by name.
-                ///   - presentation:
-                ///   - presentations:
-                ///   - next:
-                ///   - tabs:
-                ///   - root:
-                ///   - requires: Context key to the value required, or to an array of accepted values (an array-valued context key meets it when the two share an element). A route whose requirements hold in the session's context is open, else closed.
-                ///   - redirect: The route shown instead of this one while it is closed (the request waits as the session's `pending`).
-                internal init(
-                    name: Swift.String,
-                    path: Swift.String,
-                    params: Components.Schemas.Graph.RoutesPayloadPayload.ParamsPayload,
-                    presentation: Swift.String,
-                    presentations: [Swift.String],
-                    next: [Swift.String]? = nil,
-                    tabs: [Swift.String]? = nil,
-                    root: Swift.Bool,
-                    requires: Components.Schemas.Graph.RoutesPayloadPayload.RequiresPayload? = nil,
-                    redirect: Swift.String? = nil
-                ) {
-                    self.name = name
-                    self.path = path
-                    self.params = params
-                    self.presentation = presentation
-                    self.presentations = presentations
-                    self.next = next
-                    self.tabs = tabs
-                    self.root = root
-                    self.requires = requires
-                    self.redirect = redirect
-                }
-                internal enum CodingKeys: String, CodingKey {
-                    case name
-                    case path
-                    case params
-                    case presentation
-                    case presentations
-                    case next
-                    case tabs
-                    case root
-                    case requires
-                    case redirect
-                }
-            }
-            /// - Remark: Generated from `#/components/schemas/Graph/routes`.
-            internal typealias RoutesPayload = [Components.Schemas.Graph.RoutesPayloadPayload]
-            /// - Remark: Generated from `#/components/schemas/Graph/routes`.
-            internal var routes: Components.Schemas.Graph.RoutesPayload
-            /// Creates a new `Graph`.
+            /// - Remark: Generated from `#/components/schemas/GraphInput/routes`.
+            internal var routes: [Components.Schemas.RouteInput]
+            /// Creates a new `GraphInput`.
             ///
             /// - Parameters:
-            ///   - name:
-            ///   - version: Grows with each change of the graph; sessions move to the newest.
-            ///   - migrate: What became of the previous version's routes (in a request only).
-            ///   - root:
+            ///   - name: Letters, digits, `-` and `_` (at most 64); the name in the path.
+            ///   - description: For people; not kept.
+            ///   - version: Greater than the newest loaded version of this graph; default 1.
+            ///   - migrate: What became of the previous version's routes.
+            ///   - root: The route sessions start at.
             ///   - routes:
             internal init(
                 name: Swift.String,
+                description: Swift.String? = nil,
                 version: Swift.Int? = nil,
-                migrate: Components.Schemas.Graph.MigratePayload? = nil,
+                migrate: Components.Schemas.GraphInput.MigratePayload? = nil,
                 root: Swift.String,
-                routes: Components.Schemas.Graph.RoutesPayload
+                routes: [Components.Schemas.RouteInput]
             ) {
                 self.name = name
+                self.description = description
                 self.version = version
                 self.migrate = migrate
                 self.root = root
@@ -3247,10 +3328,309 @@ extension Components {
             }
             internal enum CodingKeys: String, CodingKey {
                 case name
+                case description
                 case version
                 case migrate
                 case root
                 case routes
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.name = try container.decode(
+                    Swift.String.self,
+                    forKey: .name
+                )
+                self.description = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .description
+                )
+                self.version = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .version
+                )
+                self.migrate = try container.decodeIfPresent(
+                    Components.Schemas.GraphInput.MigratePayload.self,
+                    forKey: .migrate
+                )
+                self.root = try container.decode(
+                    Swift.String.self,
+                    forKey: .root
+                )
+                self.routes = try container.decode(
+                    [Components.Schemas.RouteInput].self,
+                    forKey: .routes
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "name",
+                    "description",
+                    "version",
+                    "migrate",
+                    "root",
+                    "routes"
+                ])
+            }
+        }
+        /// A route as a graph file or `PUT` gives it. Only `name` is required; a member left out or `null` gets its default.
+        ///
+        /// - Remark: Generated from `#/components/schemas/RouteInput`.
+        internal struct RouteInput: Codable, Hashable, Sendable {
+            /// `[a-z][A-Za-z0-9_]*`, unique in the graph.
+            ///
+            /// - Remark: Generated from `#/components/schemas/RouteInput/name`.
+            internal var name: Swift.String
+            /// For people; not kept.
+            ///
+            /// - Remark: Generated from `#/components/schemas/RouteInput/description`.
+            internal var description: Swift.String?
+            /// The deep-link path pattern; default `/<name>` followed by a `{param}` segment for each required param.
+            ///
+            /// - Remark: Generated from `#/components/schemas/RouteInput/path`.
+            internal var path: Swift.String?
+            /// The route's params by name; default none.
+            ///
+            /// - Remark: Generated from `#/components/schemas/RouteInput/params`.
+            internal struct ParamsPayload: Codable, Hashable, Sendable {
+                /// A container of undocumented properties.
+                internal var additionalProperties: [String: Components.Schemas.ParamDeclarationInput]
+                /// Creates a new `ParamsPayload`.
+                ///
+                /// - Parameters:
+                ///   - additionalProperties: A container of undocumented properties.
+                internal init(additionalProperties: [String: Components.Schemas.ParamDeclarationInput] = .init()) {
+                    self.additionalProperties = additionalProperties
+                }
+                internal init(from decoder: any Swift.Decoder) throws {
+                    additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [])
+                }
+                internal func encode(to encoder: any Swift.Encoder) throws {
+                    try encoder.encodeAdditionalProperties(additionalProperties)
+                }
+            }
+            /// The route's params by name; default none.
+            ///
+            /// - Remark: Generated from `#/components/schemas/RouteInput/params`.
+            internal var params: Components.Schemas.RouteInput.ParamsPayload?
+            /// `push`, `sheet` or `fullScreenCover`, one of `presentations`; default `push` when allowed, else the first allowed.
+            ///
+            /// - Remark: Generated from `#/components/schemas/RouteInput/presentation`.
+            internal var presentation: Swift.String?
+            /// Any of `push`, `sheet`, `fullScreenCover`; default all three.
+            ///
+            /// - Remark: Generated from `#/components/schemas/RouteInput/presentations`.
+            internal var presentations: [Swift.String]?
+            /// The routes that may be pushed or presented from this one. Left out or `null`: any route; `[]`: none.
+            ///
+            /// - Remark: Generated from `#/components/schemas/RouteInput/next`.
+            internal var next: [Swift.String]?
+            /// Makes the route a tab container with these tab routes, in order (each at most once). Left out, `null` or `[]`: not a tab container.
+            ///
+            /// - Remark: Generated from `#/components/schemas/RouteInput/tabs`.
+            internal var tabs: [Swift.String]?
+            /// Whether a session may start at this route; default false (the graph's root always may).
+            ///
+            /// - Remark: Generated from `#/components/schemas/RouteInput/root`.
+            internal var root: Swift.Bool?
+            /// Context key to the value required, or to an array of accepted values. Left out, `null` or `{}`: no requirements (the route is always open). A tab may not have requirements.
+            ///
+            /// - Remark: Generated from `#/components/schemas/RouteInput/requires`.
+            internal struct RequiresPayload: Codable, Hashable, Sendable {
+                /// A container of undocumented properties.
+                internal var additionalProperties: [String: Components.Schemas.ContextValue]
+                /// Creates a new `RequiresPayload`.
+                ///
+                /// - Parameters:
+                ///   - additionalProperties: A container of undocumented properties.
+                internal init(additionalProperties: [String: Components.Schemas.ContextValue] = .init()) {
+                    self.additionalProperties = additionalProperties
+                }
+                internal init(from decoder: any Swift.Decoder) throws {
+                    additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [])
+                }
+                internal func encode(to encoder: any Swift.Encoder) throws {
+                    try encoder.encodeAdditionalProperties(additionalProperties)
+                }
+            }
+            /// Context key to the value required, or to an array of accepted values. Left out, `null` or `{}`: no requirements (the route is always open). A tab may not have requirements.
+            ///
+            /// - Remark: Generated from `#/components/schemas/RouteInput/requires`.
+            internal var requires: Components.Schemas.RouteInput.RequiresPayload?
+            /// The route shown instead of this one while it is closed (needs `requires`).
+            ///
+            /// - Remark: Generated from `#/components/schemas/RouteInput/redirect`.
+            internal var redirect: Swift.String?
+            /// Creates a new `RouteInput`.
+            ///
+            /// - Parameters:
+            ///   - name: `[a-z][A-Za-z0-9_]*`, unique in the graph.
+            ///   - description: For people; not kept.
+            ///   - path: The deep-link path pattern; default `/<name>` followed by a `{param}` segment for each required param.
+            ///   - params: The route's params by name; default none.
+            ///   - presentation: `push`, `sheet` or `fullScreenCover`, one of `presentations`; default `push` when allowed, else the first allowed.
+            ///   - presentations: Any of `push`, `sheet`, `fullScreenCover`; default all three.
+            ///   - next: The routes that may be pushed or presented from this one. Left out or `null`: any route; `[]`: none.
+            ///   - tabs: Makes the route a tab container with these tab routes, in order (each at most once). Left out, `null` or `[]`: not a tab container.
+            ///   - root: Whether a session may start at this route; default false (the graph's root always may).
+            ///   - requires: Context key to the value required, or to an array of accepted values. Left out, `null` or `{}`: no requirements (the route is always open). A tab may not have requirements.
+            ///   - redirect: The route shown instead of this one while it is closed (needs `requires`).
+            internal init(
+                name: Swift.String,
+                description: Swift.String? = nil,
+                path: Swift.String? = nil,
+                params: Components.Schemas.RouteInput.ParamsPayload? = nil,
+                presentation: Swift.String? = nil,
+                presentations: [Swift.String]? = nil,
+                next: [Swift.String]? = nil,
+                tabs: [Swift.String]? = nil,
+                root: Swift.Bool? = nil,
+                requires: Components.Schemas.RouteInput.RequiresPayload? = nil,
+                redirect: Swift.String? = nil
+            ) {
+                self.name = name
+                self.description = description
+                self.path = path
+                self.params = params
+                self.presentation = presentation
+                self.presentations = presentations
+                self.next = next
+                self.tabs = tabs
+                self.root = root
+                self.requires = requires
+                self.redirect = redirect
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case name
+                case description
+                case path
+                case params
+                case presentation
+                case presentations
+                case next
+                case tabs
+                case root
+                case requires
+                case redirect
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.name = try container.decode(
+                    Swift.String.self,
+                    forKey: .name
+                )
+                self.description = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .description
+                )
+                self.path = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .path
+                )
+                self.params = try container.decodeIfPresent(
+                    Components.Schemas.RouteInput.ParamsPayload.self,
+                    forKey: .params
+                )
+                self.presentation = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .presentation
+                )
+                self.presentations = try container.decodeIfPresent(
+                    [Swift.String].self,
+                    forKey: .presentations
+                )
+                self.next = try container.decodeIfPresent(
+                    [Swift.String].self,
+                    forKey: .next
+                )
+                self.tabs = try container.decodeIfPresent(
+                    [Swift.String].self,
+                    forKey: .tabs
+                )
+                self.root = try container.decodeIfPresent(
+                    Swift.Bool.self,
+                    forKey: .root
+                )
+                self.requires = try container.decodeIfPresent(
+                    Components.Schemas.RouteInput.RequiresPayload.self,
+                    forKey: .requires
+                )
+                self.redirect = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .redirect
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "name",
+                    "description",
+                    "path",
+                    "params",
+                    "presentation",
+                    "presentations",
+                    "next",
+                    "tabs",
+                    "root",
+                    "requires",
+                    "redirect"
+                ])
+            }
+        }
+        /// A param as a graph file or `PUT` declares it.
+        ///
+        /// - Remark: Generated from `#/components/schemas/ParamDeclarationInput`.
+        internal struct ParamDeclarationInput: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ParamDeclarationInput/type`.
+            internal enum _TypePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case string = "string"
+                case int = "int"
+                case number = "number"
+                case bool = "bool"
+            }
+            /// - Remark: Generated from `#/components/schemas/ParamDeclarationInput/type`.
+            internal var _type: Components.Schemas.ParamDeclarationInput._TypePayload
+            /// Default false.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ParamDeclarationInput/required`.
+            internal var required: Swift.Bool?
+            /// Filled in when the param is left out; of the param's type. `null` or left out: no default.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ParamDeclarationInput/default`.
+            internal var _default: Components.Schemas.ParamValue?
+            /// Creates a new `ParamDeclarationInput`.
+            ///
+            /// - Parameters:
+            ///   - _type:
+            ///   - required: Default false.
+            ///   - _default: Filled in when the param is left out; of the param's type. `null` or left out: no default.
+            internal init(
+                _type: Components.Schemas.ParamDeclarationInput._TypePayload,
+                required: Swift.Bool? = nil,
+                _default: Components.Schemas.ParamValue? = nil
+            ) {
+                self._type = _type
+                self.required = required
+                self._default = _default
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case _type = "type"
+                case required
+                case _default = "default"
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self._type = try container.decode(
+                    Components.Schemas.ParamDeclarationInput._TypePayload.self,
+                    forKey: ._type
+                )
+                self.required = try container.decodeIfPresent(
+                    Swift.Bool.self,
+                    forKey: .required
+                )
+                self._default = try container.decodeIfPresent(
+                    Components.Schemas.ParamValue.self,
+                    forKey: ._default
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "type",
+                    "required",
+                    "default"
+                ])
             }
         }
         /// - Remark: Generated from `#/components/schemas/GraphList`.

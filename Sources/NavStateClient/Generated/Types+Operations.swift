@@ -583,7 +583,7 @@ internal enum Operations {
     }
     /// Load a new version of a graph (backend only)
     ///
-    /// The body is the graph file's JSON, with a `version` greater than the newest loaded (and a `migrate` saying what became of renamed and removed routes). New sessions start on it; a live session moves to it at its next call, or when `POST /v1/graphs/{name}/migrate` moves them all. With `?dryRun=true` nothing is loaded: the answer says what migrating every live session to it would do.
+    /// The body is the graph file's JSON (a GraphInput: what `GET` answers may be sent back unedited), with a `version` greater than the newest loaded (and a `migrate` saying what became of renamed and removed routes). New sessions start on it; a live session moves to it at its next call, or when `POST /v1/graphs/{name}/migrate` moves them all. To see what migrating every live session to it would do without loading it, use `POST /v1/graphs/{name}/dry-run`. (The server still reads the legacy `?dryRun=true` on this operation and then answers as dry-run does: 200 with a MigrationReport; it is not part of this contract, so that this operation has one success answer.)
     ///
     /// - Remark: HTTP `PUT /v1/graphs/{name}`.
     /// - Remark: Generated from `#/paths//v1/graphs/{name}/put(loadGraph)`.
@@ -603,19 +603,6 @@ internal enum Operations {
                 }
             }
             internal var path: Operations.LoadGraph.Input.Path
-            /// - Remark: Generated from `#/paths/v1/graphs/{name}/PUT/query`.
-            internal struct Query: Sendable, Hashable {
-                /// - Remark: Generated from `#/paths/v1/graphs/{name}/PUT/query/dryRun`.
-                internal var dryRun: Swift.Bool?
-                /// Creates a new `Query`.
-                ///
-                /// - Parameters:
-                ///   - dryRun:
-                internal init(dryRun: Swift.Bool? = nil) {
-                    self.dryRun = dryRun
-                }
-            }
-            internal var query: Operations.LoadGraph.Input.Query
             /// - Remark: Generated from `#/paths/v1/graphs/{name}/PUT/header`.
             internal struct Headers: Sendable, Hashable {
                 internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.LoadGraph.AcceptableContentType>]
@@ -631,80 +618,26 @@ internal enum Operations {
             /// - Remark: Generated from `#/paths/v1/graphs/{name}/PUT/requestBody`.
             internal enum Body: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/graphs/{name}/PUT/requestBody/content/application\/json`.
-                case json(Components.Schemas.Graph)
+                case json(Components.Schemas.GraphInput)
             }
             internal var body: Operations.LoadGraph.Input.Body
             /// Creates a new `Input`.
             ///
             /// - Parameters:
             ///   - path:
-            ///   - query:
             ///   - headers:
             ///   - body:
             internal init(
                 path: Operations.LoadGraph.Input.Path,
-                query: Operations.LoadGraph.Input.Query = .init(),
                 headers: Operations.LoadGraph.Input.Headers = .init(),
                 body: Operations.LoadGraph.Input.Body
             ) {
                 self.path = path
-                self.query = query
                 self.headers = headers
                 self.body = body
             }
         }
         internal enum Output: Sendable, Hashable {
-            internal struct Ok: Sendable, Hashable {
-                /// - Remark: Generated from `#/paths/v1/graphs/{name}/PUT/responses/200/content`.
-                internal enum Body: Sendable, Hashable {
-                    /// - Remark: Generated from `#/paths/v1/graphs/{name}/PUT/responses/200/content/application\/json`.
-                    case json(Components.Schemas.MigrationReport)
-                    /// The associated value of the enum case if `self` is `.json`.
-                    ///
-                    /// - Throws: An error if `self` is not `.json`.
-                    /// - SeeAlso: `.json`.
-                    internal var json: Components.Schemas.MigrationReport {
-                        get throws {
-                            switch self {
-                            case let .json(body):
-                                return body
-                            }
-                        }
-                    }
-                }
-                /// Received HTTP response body
-                internal var body: Operations.LoadGraph.Output.Ok.Body
-                /// Creates a new `Ok`.
-                ///
-                /// - Parameters:
-                ///   - body: Received HTTP response body
-                internal init(body: Operations.LoadGraph.Output.Ok.Body) {
-                    self.body = body
-                }
-            }
-            /// The dry run's counts (`?dryRun=true`); nothing was loaded.
-            ///
-            /// - Remark: Generated from `#/paths//v1/graphs/{name}/put(loadGraph)/responses/200`.
-            ///
-            /// HTTP response code: `200 ok`.
-            case ok(Operations.LoadGraph.Output.Ok)
-            /// The associated value of the enum case if `self` is `.ok`.
-            ///
-            /// - Throws: An error if `self` is not `.ok`.
-            /// - SeeAlso: `.ok`.
-            internal var ok: Operations.LoadGraph.Output.Ok {
-                get throws {
-                    switch self {
-                    case let .ok(response):
-                        return response
-                    default:
-                        try throwUnexpectedResponseStatus(
-                            expectedStatus: "ok",
-                            response: self
-                        )
-                    }
-                }
-            }
             internal struct Created: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/graphs/{name}/PUT/responses/201/headers`.
                 internal struct Headers: Sendable, Hashable {
@@ -846,45 +779,17 @@ internal enum Operations {
                     }
                 }
             }
-            internal struct Conflict: Sendable, Hashable {
-                /// - Remark: Generated from `#/paths/v1/graphs/{name}/PUT/responses/409/content`.
-                internal enum Body: Sendable, Hashable {
-                    /// - Remark: Generated from `#/paths/v1/graphs/{name}/PUT/responses/409/content/application\/problem+json`.
-                    case applicationProblemJson(Components.Schemas.Problem)
-                    /// The associated value of the enum case if `self` is `.applicationProblemJson`.
-                    ///
-                    /// - Throws: An error if `self` is not `.applicationProblemJson`.
-                    /// - SeeAlso: `.applicationProblemJson`.
-                    internal var applicationProblemJson: Components.Schemas.Problem {
-                        get throws {
-                            switch self {
-                            case let .applicationProblemJson(body):
-                                return body
-                            }
-                        }
-                    }
-                }
-                /// Received HTTP response body
-                internal var body: Operations.LoadGraph.Output.Conflict.Body
-                /// Creates a new `Conflict`.
-                ///
-                /// - Parameters:
-                ///   - body: Received HTTP response body
-                internal init(body: Operations.LoadGraph.Output.Conflict.Body) {
-                    self.body = body
-                }
-            }
             /// A version as new or newer is loaded. Code: graph_version_exists, with the newest `version`.
             ///
             /// - Remark: Generated from `#/paths//v1/graphs/{name}/put(loadGraph)/responses/409`.
             ///
             /// HTTP response code: `409 conflict`.
-            case conflict(Operations.LoadGraph.Output.Conflict)
+            case conflict(Components.Responses.GraphVersionExists)
             /// The associated value of the enum case if `self` is `.conflict`.
             ///
             /// - Throws: An error if `self` is not `.conflict`.
             /// - SeeAlso: `.conflict`.
-            internal var conflict: Operations.LoadGraph.Output.Conflict {
+            internal var conflict: Components.Responses.GraphVersionExists {
                 get throws {
                     switch self {
                     case let .conflict(response):
@@ -892,6 +797,29 @@ internal enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Payload too large. Codes: payload_too_large.
+            ///
+            /// - Remark: Generated from `#/paths//v1/graphs/{name}/put(loadGraph)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.TooLarge)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            internal var contentTooLarge: Components.Responses.TooLarge {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
                             response: self
                         )
                     }
@@ -920,45 +848,17 @@ internal enum Operations {
                     }
                 }
             }
-            internal struct UnprocessableContent: Sendable, Hashable {
-                /// - Remark: Generated from `#/paths/v1/graphs/{name}/PUT/responses/422/content`.
-                internal enum Body: Sendable, Hashable {
-                    /// - Remark: Generated from `#/paths/v1/graphs/{name}/PUT/responses/422/content/application\/problem+json`.
-                    case applicationProblemJson(Components.Schemas.Problem)
-                    /// The associated value of the enum case if `self` is `.applicationProblemJson`.
-                    ///
-                    /// - Throws: An error if `self` is not `.applicationProblemJson`.
-                    /// - SeeAlso: `.applicationProblemJson`.
-                    internal var applicationProblemJson: Components.Schemas.Problem {
-                        get throws {
-                            switch self {
-                            case let .applicationProblemJson(body):
-                                return body
-                            }
-                        }
-                    }
-                }
-                /// Received HTTP response body
-                internal var body: Operations.LoadGraph.Output.UnprocessableContent.Body
-                /// Creates a new `UnprocessableContent`.
-                ///
-                /// - Parameters:
-                ///   - body: Received HTTP response body
-                internal init(body: Operations.LoadGraph.Output.UnprocessableContent.Body) {
-                    self.body = body
-                }
-            }
             /// Not a valid graph, or not the graph the path names. Code: invalid_graph, with the same message a graph file gets at start-up.
             ///
             /// - Remark: Generated from `#/paths//v1/graphs/{name}/put(loadGraph)/responses/422`.
             ///
             /// HTTP response code: `422 unprocessableContent`.
-            case unprocessableContent(Operations.LoadGraph.Output.UnprocessableContent)
+            case unprocessableContent(Components.Responses.InvalidGraph)
             /// The associated value of the enum case if `self` is `.unprocessableContent`.
             ///
             /// - Throws: An error if `self` is not `.unprocessableContent`.
             /// - SeeAlso: `.unprocessableContent`.
-            internal var unprocessableContent: Operations.LoadGraph.Output.UnprocessableContent {
+            internal var unprocessableContent: Components.Responses.InvalidGraph {
                 get throws {
                     switch self {
                     case let .unprocessableContent(response):
@@ -989,6 +889,312 @@ internal enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case applicationProblemJson
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .json,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// What loading a new version of a graph would do, loading nothing (backend only)
+    ///
+    /// The body is what `PUT /v1/graphs/{name}` takes, judged the same way (the same refusals). Nothing is loaded and no session changes: the answer counts what migrating every live session of the graph to this version would do, as `POST /v1/graphs/{name}/migrate` would report it.
+    ///
+    /// - Remark: HTTP `POST /v1/graphs/{name}/dry-run`.
+    /// - Remark: Generated from `#/paths//v1/graphs/{name}/dry-run/post(dryRunGraph)`.
+    internal enum DryRunGraph {
+        internal static let id: Swift.String = "dryRunGraph"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/graphs/{name}/dry-run/POST/path`.
+            internal struct Path: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/graphs/{name}/dry-run/POST/path/name`.
+                internal var name: Swift.String
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - name:
+                internal init(name: Swift.String) {
+                    self.name = name
+                }
+            }
+            internal var path: Operations.DryRunGraph.Input.Path
+            /// - Remark: Generated from `#/paths/v1/graphs/{name}/dry-run/POST/header`.
+            internal struct Headers: Sendable, Hashable {
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.DryRunGraph.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                internal init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.DryRunGraph.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            internal var headers: Operations.DryRunGraph.Input.Headers
+            /// - Remark: Generated from `#/paths/v1/graphs/{name}/dry-run/POST/requestBody`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/graphs/{name}/dry-run/POST/requestBody/content/application\/json`.
+                case json(Components.Schemas.GraphInput)
+            }
+            internal var body: Operations.DryRunGraph.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            ///   - body:
+            internal init(
+                path: Operations.DryRunGraph.Input.Path,
+                headers: Operations.DryRunGraph.Input.Headers = .init(),
+                body: Operations.DryRunGraph.Input.Body
+            ) {
+                self.path = path
+                self.headers = headers
+                self.body = body
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            internal struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/graphs/{name}/dry-run/POST/responses/200/content`.
+                internal enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/graphs/{name}/dry-run/POST/responses/200/content/application\/json`.
+                    case json(Components.Schemas.MigrationReport)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    internal var json: Components.Schemas.MigrationReport {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                internal var body: Operations.DryRunGraph.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                internal init(body: Operations.DryRunGraph.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// What migrating every live session to this version would do; nothing was loaded.
+            ///
+            /// - Remark: Generated from `#/paths//v1/graphs/{name}/dry-run/post(dryRunGraph)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.DryRunGraph.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            internal var ok: Operations.DryRunGraph.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Bad request. Codes: malformed_json, bad_content_length, invalid_query, invalid_idempotency_key.
+            ///
+            /// - Remark: Generated from `#/paths//v1/graphs/{name}/dry-run/post(dryRunGraph)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Unauthorized: no bearer token (unauthorized) or one that is not 43 base64url characters (invalid_token). A well-formed but wrong token answers 404 like an unknown session. With `--session-creation backend`, a creation without a backend key (backend_key_required). Codes: unauthorized, invalid_token, backend_key_required.
+            ///
+            /// - Remark: Generated from `#/paths//v1/graphs/{name}/dry-run/post(dryRunGraph)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Only the app's backend may do this (load a graph, set a session's context): the bearer token is not one of its keys. Code: backend_only.
+            ///
+            /// - Remark: Generated from `#/paths//v1/graphs/{name}/dry-run/post(dryRunGraph)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.BackendOnly)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.BackendOnly {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// A version as new or newer is loaded. Code: graph_version_exists, with the newest `version`.
+            ///
+            /// - Remark: Generated from `#/paths//v1/graphs/{name}/dry-run/post(dryRunGraph)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.GraphVersionExists)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            internal var conflict: Components.Responses.GraphVersionExists {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Payload too large. Codes: payload_too_large.
+            ///
+            /// - Remark: Generated from `#/paths//v1/graphs/{name}/dry-run/post(dryRunGraph)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.TooLarge)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            internal var contentTooLarge: Components.Responses.TooLarge {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Unsupported media type. Codes: unsupported_media_type.
+            ///
+            /// - Remark: Generated from `#/paths//v1/graphs/{name}/dry-run/post(dryRunGraph)/responses/415`.
+            ///
+            /// HTTP response code: `415 unsupportedMediaType`.
+            case unsupportedMediaType(Components.Responses.UnsupportedMediaType)
+            /// The associated value of the enum case if `self` is `.unsupportedMediaType`.
+            ///
+            /// - Throws: An error if `self` is not `.unsupportedMediaType`.
+            /// - SeeAlso: `.unsupportedMediaType`.
+            internal var unsupportedMediaType: Components.Responses.UnsupportedMediaType {
+                get throws {
+                    switch self {
+                    case let .unsupportedMediaType(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Not a valid graph, or not the graph the path names. Code: invalid_graph, with the same message a graph file gets at start-up.
+            ///
+            /// - Remark: Generated from `#/paths//v1/graphs/{name}/dry-run/post(dryRunGraph)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.InvalidGraph)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            internal var unprocessableContent: Components.Responses.InvalidGraph {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
                             response: self
                         )
                     }
@@ -3675,7 +3881,7 @@ internal enum Operations {
     }
     /// Change some keys of the session's context (backend only)
     ///
-    /// A JSON merge patch (RFC 7396) of the context: a key set to null is removed, any other replaces the key's value. Answered as `PUT` is. A session token is 403 `backend_only`.
+    /// A JSON merge patch (RFC 7396) of the context: a key set to null is removed, any other replaces the key's value. Answered as `PUT` is. A session token is 403 `backend_only`. Only `application/merge-patch+json` is read (`application/json` is 415 `unsupported_media_type`). A client whose JSON library leaves out null members must keep them in this body, or it cannot remove a key (openapi-generator's Java client: give its ObjectMapper a content inclusion of ALWAYS, e.g. `setDefaultPropertyInclusion(JsonInclude.Value.construct(NON_NULL, ALWAYS))`).
     ///
     /// - Remark: HTTP `PATCH /v1/sessions/{sid}/context`.
     /// - Remark: Generated from `#/paths//v1/sessions/{sid}/context/patch(patchContext)`.
@@ -4465,7 +4671,7 @@ internal enum Operations {
     }
     /// The session's events
     ///
-    /// The kept events after `after`, as JSON; when those are no longer kept, no events and `reset` with the whole state. (For the live stream, see `streamEvents`; a request to this path with `Accept: text/event-stream` is also answered with the stream, for clients written before it.)
+    /// The kept events after `after`, as JSON; when those are no longer kept, no events and `reset` with the whole state. (For the live stream, see `streamEvents`; a request to this path with `Accept: text/event-stream` is also answered with the stream, as `streamEvents` answers, for clients written before it.)
     ///
     /// - Remark: HTTP `GET /v1/sessions/{sid}/events`.
     /// - Remark: Generated from `#/paths//v1/sessions/{sid}/events/get(listEvents)`.
@@ -4532,6 +4738,22 @@ internal enum Operations {
         }
         internal enum Output: Sendable, Hashable {
             internal struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/sessions/{sid}/events/GET/responses/200/headers`.
+                internal struct Headers: Sendable, Hashable {
+                    /// With the event stream: `no-store`.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/sessions/{sid}/events/GET/responses/200/headers/Cache-Control`.
+                    internal var cacheControl: Swift.String?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - cacheControl: With the event stream: `no-store`.
+                    internal init(cacheControl: Swift.String? = nil) {
+                        self.cacheControl = cacheControl
+                    }
+                }
+                /// Received HTTP response headers
+                internal var headers: Operations.ListEvents.Output.Ok.Headers
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/events/GET/responses/200/content`.
                 internal enum Body: Sendable, Hashable {
                     /// - Remark: Generated from `#/paths/v1/sessions/{sid}/events/GET/responses/200/content/application\/json`.
@@ -4545,6 +4767,30 @@ internal enum Operations {
                             switch self {
                             case let .json(body):
                                 return body
+                            default:
+                                try throwUnexpectedResponseBody(
+                                    expectedContent: "application/json",
+                                    body: self
+                                )
+                            }
+                        }
+                    }
+                    /// - Remark: Generated from `#/paths/v1/sessions/{sid}/events/GET/responses/200/content/text\/event-stream`.
+                    case textEventStream(OpenAPIRuntime.HTTPBody)
+                    /// The associated value of the enum case if `self` is `.textEventStream`.
+                    ///
+                    /// - Throws: An error if `self` is not `.textEventStream`.
+                    /// - SeeAlso: `.textEventStream`.
+                    internal var textEventStream: OpenAPIRuntime.HTTPBody {
+                        get throws {
+                            switch self {
+                            case let .textEventStream(body):
+                                return body
+                            default:
+                                try throwUnexpectedResponseBody(
+                                    expectedContent: "text/event-stream",
+                                    body: self
+                                )
                             }
                         }
                     }
@@ -4554,12 +4800,17 @@ internal enum Operations {
                 /// Creates a new `Ok`.
                 ///
                 /// - Parameters:
+                ///   - headers: Received HTTP response headers
                 ///   - body: Received HTTP response body
-                internal init(body: Operations.ListEvents.Output.Ok.Body) {
+                internal init(
+                    headers: Operations.ListEvents.Output.Ok.Headers = .init(),
+                    body: Operations.ListEvents.Output.Ok.Body
+                ) {
+                    self.headers = headers
                     self.body = body
                 }
             }
-            /// The events.
+            /// The events (`application/json`); or, to a request that accepts `text/event-stream`, the live event stream as `streamEvents` answers it.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/events/get(listEvents)/responses/200`.
             ///
@@ -4750,12 +5001,15 @@ internal enum Operations {
         }
         internal enum AcceptableContentType: AcceptableProtocol {
             case json
+            case textEventStream
             case applicationProblemJson
             case other(Swift.String)
             internal init?(rawValue: Swift.String) {
                 switch rawValue.lowercased() {
                 case "application/json":
                     self = .json
+                case "text/event-stream":
+                    self = .textEventStream
                 case "application/problem+json":
                     self = .applicationProblemJson
                 default:
@@ -4768,6 +5022,8 @@ internal enum Operations {
                     return string
                 case .json:
                     return "application/json"
+                case .textEventStream:
+                    return "text/event-stream"
                 case .applicationProblemJson:
                     return "application/problem+json"
                 }
@@ -4775,6 +5031,7 @@ internal enum Operations {
             internal static var allCases: [Self] {
                 [
                     .json,
+                    .textEventStream,
                     .applicationProblemJson
                 ]
             }

@@ -28,11 +28,18 @@ internal protocol APIProtocol: Sendable {
     func getGraph(_ input: Operations.GetGraph.Input) async throws -> Operations.GetGraph.Output
     /// Load a new version of a graph (backend only)
     ///
-    /// The body is the graph file's JSON, with a `version` greater than the newest loaded (and a `migrate` saying what became of renamed and removed routes). New sessions start on it; a live session moves to it at its next call, or when `POST /v1/graphs/{name}/migrate` moves them all. With `?dryRun=true` nothing is loaded: the answer says what migrating every live session to it would do.
+    /// The body is the graph file's JSON (a GraphInput: what `GET` answers may be sent back unedited), with a `version` greater than the newest loaded (and a `migrate` saying what became of renamed and removed routes). New sessions start on it; a live session moves to it at its next call, or when `POST /v1/graphs/{name}/migrate` moves them all. To see what migrating every live session to it would do without loading it, use `POST /v1/graphs/{name}/dry-run`. (The server still reads the legacy `?dryRun=true` on this operation and then answers as dry-run does: 200 with a MigrationReport; it is not part of this contract, so that this operation has one success answer.)
     ///
     /// - Remark: HTTP `PUT /v1/graphs/{name}`.
     /// - Remark: Generated from `#/paths//v1/graphs/{name}/put(loadGraph)`.
     func loadGraph(_ input: Operations.LoadGraph.Input) async throws -> Operations.LoadGraph.Output
+    /// What loading a new version of a graph would do, loading nothing (backend only)
+    ///
+    /// The body is what `PUT /v1/graphs/{name}` takes, judged the same way (the same refusals). Nothing is loaded and no session changes: the answer counts what migrating every live session of the graph to this version would do, as `POST /v1/graphs/{name}/migrate` would report it.
+    ///
+    /// - Remark: HTTP `POST /v1/graphs/{name}/dry-run`.
+    /// - Remark: Generated from `#/paths//v1/graphs/{name}/dry-run/post(dryRunGraph)`.
+    func dryRunGraph(_ input: Operations.DryRunGraph.Input) async throws -> Operations.DryRunGraph.Output
     /// Move every live session of a graph to its newest version now (backend only)
     ///
     /// Each session moves in one step (one version bump, `coordinator.stopped` with reason `migrated` for what went, `session.migrated`, a `reset` on its open streams), as it would at its next call.
@@ -89,7 +96,7 @@ internal protocol APIProtocol: Sendable {
     func clearLeaveGuard(_ input: Operations.ClearLeaveGuard.Input) async throws -> Operations.ClearLeaveGuard.Output
     /// Change some keys of the session's context (backend only)
     ///
-    /// A JSON merge patch (RFC 7396) of the context: a key set to null is removed, any other replaces the key's value. Answered as `PUT` is. A session token is 403 `backend_only`.
+    /// A JSON merge patch (RFC 7396) of the context: a key set to null is removed, any other replaces the key's value. Answered as `PUT` is. A session token is 403 `backend_only`. Only `application/merge-patch+json` is read (`application/json` is 415 `unsupported_media_type`). A client whose JSON library leaves out null members must keep them in this body, or it cannot remove a key (openapi-generator's Java client: give its ObjectMapper a content inclusion of ALWAYS, e.g. `setDefaultPropertyInclusion(JsonInclude.Value.construct(NON_NULL, ALWAYS))`).
     ///
     /// - Remark: HTTP `PATCH /v1/sessions/{sid}/context`.
     /// - Remark: Generated from `#/paths//v1/sessions/{sid}/context/patch(patchContext)`.
@@ -103,7 +110,7 @@ internal protocol APIProtocol: Sendable {
     func putContext(_ input: Operations.PutContext.Input) async throws -> Operations.PutContext.Output
     /// The session's events
     ///
-    /// The kept events after `after`, as JSON; when those are no longer kept, no events and `reset` with the whole state. (For the live stream, see `streamEvents`; a request to this path with `Accept: text/event-stream` is also answered with the stream, for clients written before it.)
+    /// The kept events after `after`, as JSON; when those are no longer kept, no events and `reset` with the whole state. (For the live stream, see `streamEvents`; a request to this path with `Accept: text/event-stream` is also answered with the stream, as `streamEvents` answers, for clients written before it.)
     ///
     /// - Remark: HTTP `GET /v1/sessions/{sid}/events`.
     /// - Remark: Generated from `#/paths//v1/sessions/{sid}/events/get(listEvents)`.
@@ -220,19 +227,34 @@ extension APIProtocol {
     }
     /// Load a new version of a graph (backend only)
     ///
-    /// The body is the graph file's JSON, with a `version` greater than the newest loaded (and a `migrate` saying what became of renamed and removed routes). New sessions start on it; a live session moves to it at its next call, or when `POST /v1/graphs/{name}/migrate` moves them all. With `?dryRun=true` nothing is loaded: the answer says what migrating every live session to it would do.
+    /// The body is the graph file's JSON (a GraphInput: what `GET` answers may be sent back unedited), with a `version` greater than the newest loaded (and a `migrate` saying what became of renamed and removed routes). New sessions start on it; a live session moves to it at its next call, or when `POST /v1/graphs/{name}/migrate` moves them all. To see what migrating every live session to it would do without loading it, use `POST /v1/graphs/{name}/dry-run`. (The server still reads the legacy `?dryRun=true` on this operation and then answers as dry-run does: 200 with a MigrationReport; it is not part of this contract, so that this operation has one success answer.)
     ///
     /// - Remark: HTTP `PUT /v1/graphs/{name}`.
     /// - Remark: Generated from `#/paths//v1/graphs/{name}/put(loadGraph)`.
     internal func loadGraph(
         path: Operations.LoadGraph.Input.Path,
-        query: Operations.LoadGraph.Input.Query = .init(),
         headers: Operations.LoadGraph.Input.Headers = .init(),
         body: Operations.LoadGraph.Input.Body
     ) async throws -> Operations.LoadGraph.Output {
         try await loadGraph(Operations.LoadGraph.Input(
             path: path,
-            query: query,
+            headers: headers,
+            body: body
+        ))
+    }
+    /// What loading a new version of a graph would do, loading nothing (backend only)
+    ///
+    /// The body is what `PUT /v1/graphs/{name}` takes, judged the same way (the same refusals). Nothing is loaded and no session changes: the answer counts what migrating every live session of the graph to this version would do, as `POST /v1/graphs/{name}/migrate` would report it.
+    ///
+    /// - Remark: HTTP `POST /v1/graphs/{name}/dry-run`.
+    /// - Remark: Generated from `#/paths//v1/graphs/{name}/dry-run/post(dryRunGraph)`.
+    internal func dryRunGraph(
+        path: Operations.DryRunGraph.Input.Path,
+        headers: Operations.DryRunGraph.Input.Headers = .init(),
+        body: Operations.DryRunGraph.Input.Body
+    ) async throws -> Operations.DryRunGraph.Output {
+        try await dryRunGraph(Operations.DryRunGraph.Input(
+            path: path,
             headers: headers,
             body: body
         ))
@@ -361,7 +383,7 @@ extension APIProtocol {
     }
     /// Change some keys of the session's context (backend only)
     ///
-    /// A JSON merge patch (RFC 7396) of the context: a key set to null is removed, any other replaces the key's value. Answered as `PUT` is. A session token is 403 `backend_only`.
+    /// A JSON merge patch (RFC 7396) of the context: a key set to null is removed, any other replaces the key's value. Answered as `PUT` is. A session token is 403 `backend_only`. Only `application/merge-patch+json` is read (`application/json` is 415 `unsupported_media_type`). A client whose JSON library leaves out null members must keep them in this body, or it cannot remove a key (openapi-generator's Java client: give its ObjectMapper a content inclusion of ALWAYS, e.g. `setDefaultPropertyInclusion(JsonInclude.Value.construct(NON_NULL, ALWAYS))`).
     ///
     /// - Remark: HTTP `PATCH /v1/sessions/{sid}/context`.
     /// - Remark: Generated from `#/paths//v1/sessions/{sid}/context/patch(patchContext)`.
@@ -395,7 +417,7 @@ extension APIProtocol {
     }
     /// The session's events
     ///
-    /// The kept events after `after`, as JSON; when those are no longer kept, no events and `reset` with the whole state. (For the live stream, see `streamEvents`; a request to this path with `Accept: text/event-stream` is also answered with the stream, for clients written before it.)
+    /// The kept events after `after`, as JSON; when those are no longer kept, no events and `reset` with the whole state. (For the live stream, see `streamEvents`; a request to this path with `Accept: text/event-stream` is also answered with the stream, as `streamEvents` answers, for clients written before it.)
     ///
     /// - Remark: HTTP `GET /v1/sessions/{sid}/events`.
     /// - Remark: Generated from `#/paths//v1/sessions/{sid}/events/get(listEvents)`.
