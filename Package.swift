@@ -50,25 +50,32 @@ let package = Package(
       resources: [.embedInCode("Resources/demo.json"), .embedInCode("Resources/zumry.json")],
       swiftSettings: strictSettings
     ),
+    // The v1 wire format: state, event, graph and migration JSON, times, and Server-Sent Events
+    // framing, written once and pure (no status codes, headers, methods or paths).
+    .target(
+      name: "NavStateWire",
+      dependencies: ["NavigationCore", "NavJSON"],
+      swiftSettings: strictSettings
+    ),
     // Sessions and what happens to them: ids and tokens, the transaction of an operation, the
     // event log, expiry and the memory budget. It speaks no HTTP and knows no files: journaling
     // and event delivery go through protocols (SessionJournal, EventSink).
     .target(
       name: "NavStateEngine",
-      dependencies: ["NavigationCore", "NavJSON"],
+      dependencies: ["NavigationCore", "NavJSON", "NavStateWire"],
       swiftSettings: strictSettings
     ),
     // The data directory: its lock, journal, snapshots and format; implements SessionJournal.
     .target(
       name: "NavStatePersistence",
-      dependencies: ["NavStateEngine", "NavigationCore", "NavJSON"],
+      dependencies: ["NavStateEngine", "NavStateWire", "NavigationCore", "NavJSON"],
       swiftSettings: strictSettings
     ),
     // The v1 API: maps HTTP requests to the engine and its answers and refusals back to HTTP.
     .target(
       name: "NavStateAPI",
       dependencies: [
-        "NavStateEngine", "NavigationCore", "NavJSON", "MicroHTTPServer",
+        "NavStateEngine", "NavStateWire", "NavigationCore", "NavJSON", "MicroHTTPServer",
         .product(name: "Logging", package: "swift-log"),
       ],
       // The web client's files, compiled into the binary (read as `PackageResources.app_js`...).
@@ -84,7 +91,7 @@ let package = Package(
     .target(
       name: "NavStateApp",
       dependencies: [
-        "NavStateAPI", "NavStateEngine", "NavStatePersistence", "NavigationCore",
+        "NavStateAPI", "NavStateEngine", "NavStatePersistence", "NavStateWire", "NavigationCore",
         "MicroHTTPServer",
         .product(name: "Logging", package: "swift-log"),
       ],
@@ -112,11 +119,16 @@ let package = Package(
     ),
     .executableTarget(
       name: "core-benchmarks",
-      dependencies: ["NavigationCore", "NavJSON", "NavStateEngine", "NavStateAPI"],
+      dependencies: ["NavigationCore", "NavJSON", "NavStateEngine", "NavStateWire", "NavStateAPI"],
       path: "Benchmarks/CoreBenchmarks",
       swiftSettings: strictSettings
     ),
     .testTarget(name: "NavJSONTests", dependencies: ["NavJSON"], swiftSettings: strictSettings),
+    .testTarget(
+      name: "NavStateWireTests",
+      dependencies: ["NavStateWire", "NavigationCore", "NavJSON"],
+      swiftSettings: strictSettings
+    ),
     .testTarget(
       name: "NavigationCoreTests",
       dependencies: ["NavigationCore", "NavJSON"],
@@ -129,19 +141,21 @@ let package = Package(
     ),
     .testTarget(
       name: "NavStateEngineTests",
-      dependencies: ["NavStateEngine", "NavigationCore", "NavJSON"],
+      dependencies: ["NavStateEngine", "NavStateWire", "NavigationCore", "NavJSON"],
       swiftSettings: strictSettings
     ),
     .testTarget(
       name: "NavStatePersistenceTests",
-      dependencies: ["NavStatePersistence", "NavStateEngine", "NavigationCore", "NavJSON"],
+      dependencies: [
+        "NavStatePersistence", "NavStateEngine", "NavStateWire", "NavigationCore", "NavJSON",
+      ],
       swiftSettings: strictSettings
     ),
     .testTarget(
       name: "NavStateAPITests",
       dependencies: [
-        "NavStateAPI", "NavStateEngine", "NavigationCore", "NavJSON", "MicroHTTPServer",
-        "NavStateTestSupport", .product(name: "Logging", package: "swift-log"),
+        "NavStateAPI", "NavStateEngine", "NavStateWire", "NavigationCore", "NavJSON",
+        "MicroHTTPServer", "NavStateTestSupport", .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strictSettings
     ),

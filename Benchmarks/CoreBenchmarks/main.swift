@@ -4,6 +4,7 @@ import Foundation
 import NavJSON
 import NavStateAPI
 import NavStateEngine
+import NavStateWire
 import NavigationCore
 
 #if canImport(Glibc)

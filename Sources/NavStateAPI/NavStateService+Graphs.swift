@@ -2,6 +2,7 @@ import Logging
 import MicroHTTPServer
 import NavJSON
 import NavStateEngine
+import NavStateWire
 import NavigationCore
 
 /// `/v1/graphs`: reading the loaded graphs, and (for the backend) loading new versions and
@@ -13,7 +14,7 @@ extension NavStateService {
     writer.key("graphs")
     writer.beginArray()
     for graph in store.catalog.newestGraphs {
-      StateJSON.writeGraph(graph, into: &writer)
+      GraphJSON.write(graph, into: &writer)
     }
     writer.endArray()
     writer.endObject()
@@ -37,7 +38,7 @@ extension NavStateService {
         detail: "no graph named \(quoted(name)) is loaded at that version")
     }
     var writer = JSONWriter(capacity: 4096)
-    StateJSON.writeGraph(graph, into: &writer)
+    GraphJSON.write(graph, into: &writer)
     return Self.json(200, writer.bytes)
   }
 
@@ -72,7 +73,7 @@ extension NavStateService {
       throw APIProblem(.graphVersionExists(name: name, newest: newest.version))
     }
     if dryRun {
-      return Self.json(200, Self.encode(store.dryRun(graph)))
+      return Self.json(200, GraphJSON.encode(store.dryRun(graph)))
     }
     try engine { () throws(EngineRefusal) in
       try store.load(GraphCatalog.Version(graph: graph, source: request.body))
@@ -80,7 +81,7 @@ extension NavStateService {
     logger.info(
       "graph loaded", metadata: ["graph": "\(graph.name)", "version": "\(graph.version)"])
     var writer = JSONWriter(capacity: 4096)
-    StateJSON.writeGraph(graph, into: &writer)
+    GraphJSON.write(graph, into: &writer)
     var response = Self.json(201, writer)
     response.headers.add("Location", "/v1/graphs/\(graph.name)?version=\(graph.version)")
     return response
@@ -98,30 +99,7 @@ extension NavStateService {
     let report = try engine { () throws(EngineRefusal) in try store.migrateAll(graph: name) }
     logger.info(
       "sessions migrated", metadata: ["graph": "\(name)", "sessions": "\(report.migrated)"])
-    return Self.json(200, Self.encode(report))
-  }
-
-  /// `{sessions, unchanged, migrated, stopped: {route: count}, restarted}`
-  static func encode(_ report: MigrationReport) -> [UInt8] {
-    var writer = JSONWriter(capacity: 256)
-    writer.beginObject()
-    writer.key("sessions")
-    writer.int(report.sessions)
-    writer.key("unchanged")
-    writer.int(report.unchanged)
-    writer.key("migrated")
-    writer.int(report.migrated)
-    writer.key("stopped")
-    writer.beginObject()
-    for route in report.stopped.keys.sorted() {
-      writer.key(named: route)
-      writer.int(report.stopped[route] ?? 0)
-    }
-    writer.endObject()
-    writer.key("restarted")
-    writer.int(report.restarted)
-    writer.endObject()
-    return writer.bytes
+    return Self.json(200, GraphJSON.encode(report))
   }
 
   /// A boolean query flag: absent or `false` is false, `true` is true, anything else 400.

@@ -4,6 +4,7 @@ public import MicroHTTPServer
 import NavStateAPI
 public import NavStateEngine
 public import NavStatePersistence
+import NavStateWire
 import NavigationCore
 
 #if canImport(Glibc)

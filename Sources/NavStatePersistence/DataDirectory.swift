@@ -1,5 +1,6 @@
 public import NavJSON
 public import NavStateEngine
+import NavStateWire
 public import NavigationCore
 import Synchronization
 

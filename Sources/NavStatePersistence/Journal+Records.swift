@@ -1,4 +1,5 @@
 package import NavStateEngine
+import NavStateWire
 package import NavigationCore
 
 extension Journal {

@@ -1,5 +1,6 @@
 import NavJSON
 package import NavStateEngine
+import NavStateWire
 package import NavigationCore
 
 /// One session as a data directory keeps it: what it takes to carry on exactly (the same id,

@@ -1,3 +1,4 @@
+import NavStateWire
 import NavigationCore
 import Testing
 

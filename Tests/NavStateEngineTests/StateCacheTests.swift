@@ -1,4 +1,5 @@
 import NavJSON
+import NavStateWire
 import NavigationCore
 import Synchronization
 import Testing

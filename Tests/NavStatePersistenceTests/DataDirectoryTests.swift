@@ -1,5 +1,6 @@
 import Foundation
 import NavJSON
+import NavStateWire
 import NavigationCore
 import Synchronization
 import Testing

@@ -1,4 +1,5 @@
 import Foundation
+import NavStateWire
 import NavigationCore
 import Synchronization
 import Testing

@@ -1,4 +1,5 @@
 import NavJSON
+package import NavStateWire
 package import NavigationCore
 
 /// A session's state encoded for one version, kept while the session is in use: the members

@@ -1,3 +1,4 @@
+import NavStateWire
 package import NavigationCore
 
 /// The latest events of one session, kept for clients that catch up. Bounded in count and in

@@ -1,4 +1,5 @@
 import NavJSON
+import NavStateWire
 package import NavigationCore
 import Synchronization
 

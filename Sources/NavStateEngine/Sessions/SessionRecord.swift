@@ -1,4 +1,5 @@
 package import NavJSON
+package import NavStateWire
 package import NavigationCore
 package import Synchronization
 

@@ -1,4 +1,5 @@
 import NavJSON
+public import NavStateWire
 public import NavigationCore
 package import Synchronization
 

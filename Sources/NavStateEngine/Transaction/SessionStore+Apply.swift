@@ -1,4 +1,5 @@
 public import NavJSON
+import NavStateWire
 package import NavigationCore
 import Synchronization
 

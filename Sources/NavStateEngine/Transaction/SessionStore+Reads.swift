@@ -1,4 +1,5 @@
 public import NavJSON
+package import NavStateWire
 package import NavigationCore
 import Synchronization
 

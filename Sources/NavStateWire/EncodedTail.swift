@@ -14,11 +14,22 @@ package struct EncodedTail {
     package var id: Int
     package var start: Int
     package var count: Int
+
+    package init(id: Int, start: Int, count: Int) {
+      self.id = id
+      self.start = start
+      self.count = count
+    }
   }
 
   package var bytes: [UInt8]
   /// By increasing id: one for each coordinator of the tree.
   package var identities: [Span]
+
+  package init(bytes: [UInt8], identities: [Span]) {
+    self.bytes = bytes
+    self.identities = identities
+  }
 
   /// What it holds beyond its owner.
   package var footprint: Int {

@@ -1,7 +1,7 @@
 import NavigationCore
 import Testing
 
-@testable import NavStateEngine
+@testable import NavStateWire
 
 /// The compile-time names the JSON writers use are the names the API documents: the raw values.
 @Suite struct StateJSONNamesTests {

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import NavStateEngine
+@testable import NavStateWire
 
 #if canImport(Glibc)
   import Glibc
