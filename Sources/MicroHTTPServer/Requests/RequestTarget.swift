@@ -30,6 +30,8 @@ extension RequestTarget {
   /// authority and the origin form it stands for (`/healthz?x`); nil for any other target.
   /// Servers must accept it, though only proxies are normally sent it.
   static func absoluteForm(_ target: String) -> (authority: Substring, originForm: String)? {
+    // Nearly every target is in origin form: one byte decides, with no String work.
+    guard let first = target.utf8.first, first | 0x20 == UInt8(ascii: "h") else { return nil }
     let lowered = target.prefix(8).lowercased()
     let schemeLength: Int
     if lowered.hasPrefix("http://") {
