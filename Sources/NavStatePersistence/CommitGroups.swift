@@ -11,7 +11,7 @@ import Synchronization
 /// `__condvar_quiesce_and_switch_g1` (an `--fsync always` server under wrk, 64 connections).
 package final class CommitGroups: Sendable {
   /// Records written together. Guarded by `state`'s lock, but for `wake`.
-  private final class Group: @unchecked Sendable {
+  fileprivate final class Group: @unchecked Sendable {
     var bytes: [UInt8] = []
     /// Callers asleep on `wake`.
     var sleepers = 0
@@ -31,21 +31,42 @@ package final class CommitGroups: Sendable {
 
   package init() {}
 
+  /// A record's place in a group: given by ``enqueue(_:)``, redeemed once by
+  /// ``wait(for:write:)``.
+  package struct Ticket: @unchecked Sendable {
+    fileprivate let group: Group
+    fileprivate let leads: Bool
+  }
+
   /// Adds `record` to the open group and returns once the group was written: what `write`
   /// answered for it (a group is written whole or not at all).
   package func commit(_ record: [UInt8], write: ([UInt8]) -> Bool) -> Bool {
-    let (group, leads) = state.withLock { state -> (Group, Bool) in
+    wait(for: enqueue(record), write: write)
+  }
+
+  /// Adds `record` to the open group, in the order of the calls: a caller that holds a lock
+  /// while it enqueues (a session's) fixes the order of its records, and waits with
+  /// ``wait(for:write:)`` once it let go of the lock. Every ticket must be waited for, once:
+  /// the group's leader hands the lead to a waiter of the next group.
+  package func enqueue(_ record: [UInt8]) -> Ticket {
+    state.withLock { state -> Ticket in
       let group = state.open
       group.bytes += record
       guard !state.leading else {
         group.sleepers += 1
-        return (group, false)
+        return Ticket(group: group, leads: false)
       }
       state.leading = true
       state.open = Group()
-      return (group, true)
+      return Ticket(group: group, leads: true)
     }
-    if !leads {
+  }
+
+  /// Returns once the ticket's group was written (writing it, when this caller leads): what
+  /// `write` answered for it.
+  package func wait(for ticket: Ticket, write: ([UInt8]) -> Bool) -> Bool {
+    let group = ticket.group
+    if !ticket.leads {
       group.wake.wait()
       // Woken because the group is done, or to lead it (handed over, see `lead`).
       if state.withLock({ _ in group.done }) { return group.written }

@@ -105,32 +105,34 @@ extension Journal {
 }
 
 /// The engine writes through this: each record is the format-2 record of its kind.
-extension Journal: SessionJournal {
-  package func recordCreation(of session: SessionRecord, _ data: SessionRecord.Data) -> Bool {
-    append(Self.session(session, data))
+extension Journal: SessionStorage {
+  package func recordCreation(of session: SessionRecord, _ data: SessionRecord.Data)
+    -> StorageReceipt
+  {
+    receipt(for: Self.session(session, data))
   }
 
   package func recordChange(
     of session: SessionRecord, _ command: Command, data: SessionRecord.Data,
     decided: (key: String, decision: IdempotencyLedger.Decision)?
-  ) -> Bool {
-    append(Self.command(session, command, data: data, decided: decided))
+  ) -> StorageReceipt {
+    receipt(for: Self.command(session, command, data: data, decided: decided))
   }
 
   package func recordDecision(
     of session: SessionRecord, key: String, _ decision: IdempotencyLedger.Decision
-  ) -> Bool {
-    append(Self.decided(session, key: key, decision))
+  ) -> StorageReceipt {
+    receipt(for: Self.decided(session, key: key, decision))
   }
 
-  package func recordEnd(of session: SessionRecord) -> Bool {
-    append(Self.ended(session))
+  package func recordEnd(of session: SessionRecord) -> StorageReceipt {
+    receipt(for: Self.ended(session))
   }
 
   package func recordMigration(of session: SessionRecord, data: SessionRecord.Data, from: Int)
-    -> Bool
+    -> StorageReceipt
   {
-    append(Self.migrated(session, data: data, from: from))
+    receipt(for: Self.migrated(session, data: data, from: from))
   }
 
   /// Saved as a file of its own beside the journal (see ``DataDirectory/graphFileName``),

@@ -1,4 +1,5 @@
 import Foundation
+package import NavStateEngine
 import Synchronization
 
 #if canImport(Glibc)
@@ -120,10 +121,31 @@ public final class Journal: Sendable {
   /// is copied into the file's map at once, under the lock: a copy takes well under a
   /// microsecond, and waiting in a group would cost more (two context switches) than it saves.
   package func append(_ record: consuming Record) -> Bool {
-    let bytes = record.sealed()
-    guard policy == .always else { return write(bytes, flushing: false) }
-    return groups.commit(bytes) { write($0, flushing: true) }
+    receipt(for: record).confirmed()
   }
+
+  /// ``append(_:)`` in two steps, for a caller that holds a lock: with `always`, the record
+  /// takes its place in the next group now (the order of the calls is the order in the file),
+  /// and is written and flushed when the receipt is waited for, with the lock let go. With
+  /// `everysec` and `no`, the record is written now.
+  package func receipt(for record: consuming Record) -> StorageReceipt {
+    let bytes = record.sealed()
+    guard policy == .always else { return write(bytes, flushing: false) ? .stored : .refused }
+    return .pending(GroupFlush(journal: self, ticket: groups.enqueue(bytes)))
+  }
+
+  /// A record queued in a commit group: written and flushed with its group when waited for.
+  private struct GroupFlush: StorageConfirmation {
+    let journal: Journal
+    let ticket: CommitGroups.Ticket
+
+    func wait() -> Bool {
+      journal.groups.wait(for: ticket) { journal.write($0, flushing: true) }
+    }
+  }
+
+  /// With `always`, records are confirmed once their group is flushed (see ``receipt(for:)``).
+  package var confirmsLater: Bool { policy == .always }
 
   /// Writes `bytes` whole or not at all: a full disk refuses them before anything is written,
   /// and the next change may try again (the disk may have room by then).

@@ -124,14 +124,19 @@ import Testing
     #expect(api.store.liveSessions == 0)
   }
 
-  @Test func unrecordedChangeIs503AndNotMade() throws {
+  @Test(arguments: [false, true])
+  func unrecordedChangeIs503AndNotMade(failsLater: Bool) throws {
     let api = try InProcessAPI()
     let session = try api.createSession()
-    api.store.attach(FailingJournal())
+    api.store.attach(FailingStorage(later: failsLater))
     let refused = session.call("push", ["route": "detail", "params": ["id": 1]])
     Self.expectProblem(refused, 503, "journal_unavailable")
     #expect(refused.header("Retry-After") == "30")
-    #expect(session.get().routes == session.created.routes)
+    let state = session.get()
+    #expect(state.routes == session.created.routes)
+    #expect(state.json["version"] == session.created.json["session"]?["version"])
+    // Nothing of it is kept: the next change gets the version the refused one would have had.
+    #expect(api.store.liveSessions == 1)
   }
 
   @Test func navigationRefusalKeepsTheCoreCode() throws {
@@ -183,19 +188,31 @@ import Testing
   }
 }
 
-/// A data directory that can record nothing (a full or failed disk).
-private struct FailingJournal: SessionJournal {
-  func recordCreation(of session: SessionRecord, _ data: SessionRecord.Data) -> Bool { false }
+/// A store that keeps nothing (a full or failed disk): it says so at once, or (`later`) once
+/// the engine waits for it, as a store that flushes groups of records does.
+private struct FailingStorage: SessionStorage {
+  var later = false
+  var confirmsLater: Bool { later }
+
+  private struct Failed: StorageConfirmation {
+    func wait() -> Bool { false }
+  }
+
+  private var receipt: StorageReceipt { later ? .pending(Failed()) : .refused }
+
+  func recordCreation(of session: SessionRecord, _ data: SessionRecord.Data) -> StorageReceipt {
+    receipt
+  }
   func recordChange(
     of session: SessionRecord, _ command: Command, data: SessionRecord.Data,
     decided: (key: String, decision: IdempotencyLedger.Decision)?
-  ) -> Bool { false }
+  ) -> StorageReceipt { receipt }
   func recordDecision(
     of session: SessionRecord, key: String, _ decision: IdempotencyLedger.Decision
-  ) -> Bool { false }
-  func recordEnd(of session: SessionRecord) -> Bool { false }
-  func recordMigration(of session: SessionRecord, data: SessionRecord.Data, from: Int) -> Bool {
-    false
-  }
+  ) -> StorageReceipt { receipt }
+  func recordEnd(of session: SessionRecord) -> StorageReceipt { receipt }
+  func recordMigration(of session: SessionRecord, data: SessionRecord.Data, from: Int)
+    -> StorageReceipt
+  { receipt }
   func recordGraph(_ version: GraphCatalog.Version) -> Bool { false }
 }

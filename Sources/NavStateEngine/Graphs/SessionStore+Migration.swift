@@ -38,7 +38,8 @@ extension SessionStore {
     data.navigation = migrated.0
     for event in migrated.1 { data.log.append(event) }
     data.updatedAt = .now()
-    if let journal, !journal.recordMigration(of: record, data: data, from: from) {
+    // Waited for under the session's lock: a migration is rare (once per graph version).
+    if let storage, !storage.recordMigration(of: record, data: data, from: from).confirmed() {
       data.navigation = undo.0
       data.log.rollback(to: undo.1)
       data.updatedAt = undo.2
@@ -120,7 +121,7 @@ extension SessionStore {
       if let newest = catalog.newest(version.graph.name), newest.version >= version.graph.version {
         throw EngineRefusal.graphVersionExists(name: newest.name, newest: newest.version)
       }
-      if let journal, !journal.recordGraph(version) { throw EngineRefusal.journalUnavailable }
+      if let storage, !storage.recordGraph(version) { throw EngineRefusal.journalUnavailable }
       try catalog.add(version)
     }
   }

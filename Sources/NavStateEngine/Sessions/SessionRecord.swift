@@ -68,6 +68,10 @@ public final class SessionRecord: Sendable {
   /// The address that created it, for the per-client session cap.
   package let client: String
   package let data: Mutex<Data>
+  /// Held by a change from before its record is handed to a store that confirms later until
+  /// the change is sent to streams: the session's changes stay in order while the data's lock
+  /// is let go for the wait, so reads go on meanwhile. Unused without such a store.
+  package let commitGate = Mutex(())
 
   /// The id as clients see it.
   public var id: String { node.map { $0.prefix + key.description } ?? key.description }

@@ -36,18 +36,18 @@ public final class SessionStore: Sendable {
   public let memory: MemoryBudget
   /// What navigation did, for /metrics.
   public let counters = NavigationCounters()
-  /// Where accepted changes are written before they are answered (`--data-dir`); nil: nowhere.
-  private let journalSlot = Mutex<(any SessionJournal)?>(nil)
+  /// Where accepted changes are kept before they are answered (`--data-dir`); nil: nowhere.
+  private let storageSlot = Mutex<(any SessionStorage)?>(nil)
   /// Held across a graph load's check, save and catalog entry, so that two loads of one version
   /// (two PUTs, a PUT and SIGHUP) cannot both pass the check: what is answered, served and saved
   /// is one version's bytes.
   package let graphLoads = Mutex(())
 
-  package var journal: (any SessionJournal)? { journalSlot.withLock { $0 } }
+  package var storage: (any SessionStorage)? { storageSlot.withLock { $0 } }
 
-  /// From now on, every creation, change and end is journaled before it is answered.
-  package func attach(_ journal: any SessionJournal) {
-    journalSlot.withLock { $0 = journal }
+  /// From now on, every creation, change and end is kept in `storage` before it is answered.
+  package func attach(_ storage: any SessionStorage) {
+    storageSlot.withLock { $0 = storage }
   }
 
   /// A store of `graphs` (each one version; their JSON is not kept, so a data directory cannot
@@ -126,7 +126,8 @@ public final class SessionStore: Sendable {
       }
       if inserted {
         // Journaled before anyone learns the id, so no change to it can come first.
-        if let journal, !journal.recordCreation(of: record, data) {
+        // No lock is held here: a store that confirms later is waited for at once.
+        if let storage, !storage.recordCreation(of: record, data).confirmed() {
           shard(for: record.key).sessions.withLock { _ = $0.removeValue(forKey: record.key) }
           sessionCount.wrappingSubtract(1, ordering: .relaxed)
           releasePlace(of: client)
@@ -308,12 +309,26 @@ public final class SessionStore: Sendable {
     _ record: SessionRecord, reason: SessionEndReason,
     if condition: (SessionRecord.Data) throws(EngineRefusal) -> Bool = { _ in true }
   ) throws(EngineRefusal) -> [NavigationEvent] {
+    let storage = self.storage
+    guard storage?.confirmsLater == true else {
+      return try end(record, reason: reason, storage: storage, if: condition)
+    }
+    return try record.commitGate.withLock { _ throws(EngineRefusal) in
+      try end(record, reason: reason, storage: storage, if: condition)
+    }
+  }
+
+  private func end(
+    _ record: SessionRecord, reason: SessionEndReason, storage: (any SessionStorage)?,
+    if condition: (SessionRecord.Data) throws(EngineRefusal) -> Bool
+  ) throws(EngineRefusal) -> [NavigationEvent] {
     let ended = try record.data.withLock {
       (data) throws(EngineRefusal) -> (events: [NavigationEvent], streams: [any EventSink])? in
       guard !data.ended, try condition(data) else { return nil }
-      // A deletion the journal cannot record is refused like any change: answered 204, it would
-      // come back after a restart. An expiry stands (a restart finds it expired again).
-      if let journal, !journal.recordEnd(of: record), reason == .deleted {
+      // A deletion the store cannot keep is refused like any change: answered 204, it would
+      // come back after a restart. An expiry stands (a restart finds it expired again). Waited
+      // for under the lock: an end is rare, and nothing may follow it.
+      if let storage, !storage.recordEnd(of: record).confirmed(), reason == .deleted {
         throw EngineRefusal.journalUnavailable
       }
       let removed = shard(for: record.key).sessions.withLock { $0.removeValue(forKey: record.key) }
@@ -454,6 +469,24 @@ public final class SessionStore: Sendable {
   }
 
   private func subscribe<Sink: EventSink>(
+    _ record: SessionRecord,
+    prepare: (inout SessionRecord.Data) throws(EngineRefusal) -> (bytes: [UInt8], hasEvent: Bool),
+    makeSink: (Int, @escaping @Sendable () -> Void) -> Sink,
+    onClose: @escaping @Sendable () -> Void
+  )
+    throws(EngineRefusal) -> Sink
+  {
+    // A change waiting for its store holds the session's commit gate: a stream opens once
+    // that change is sent to streams, so it never sees in the log what it is then sent again.
+    guard storage?.confirmsLater == true else {
+      return try subscribeNow(record, prepare: prepare, makeSink: makeSink, onClose: onClose)
+    }
+    return try record.commitGate.withLock { _ throws(EngineRefusal) in
+      try subscribeNow(record, prepare: prepare, makeSink: makeSink, onClose: onClose)
+    }
+  }
+
+  private func subscribeNow<Sink: EventSink>(
     _ record: SessionRecord,
     prepare: (inout SessionRecord.Data) throws(EngineRefusal) -> (bytes: [UInt8], hasEvent: Bool),
     makeSink: (Int, @escaping @Sendable () -> Void) -> Sink,

@@ -42,93 +42,177 @@ extension Command {
 extension SessionStore {
   /// Applies `command` to `record` and answers `{version, session, events}`, or
   /// `{version, events}` when `minimal` (the caller follows the stream, so the state would be
-  /// sent for nothing). Under the session's lock: the precondition, the core's rules, the event
-  /// log, the memory account, the journal (a change it cannot record is undone), delivery to
-  /// open streams, and the encoded state kept for the next read.
+  /// sent for nothing). In three steps:
+  /// - prepare, under the session's lock: the precondition, the core's rules, the event log and
+  ///   the memory account (a change that outgrows the budget is undone);
+  /// - commit: the record handed to the store (a change it refuses is undone); a store that
+  ///   confirms later is waited for with the session's lock let go (its commit gate keeps the
+  ///   session's changes in order meanwhile), and a change it then fails is undone;
+  /// - publish, under the lock: the idempotency key settled, the events sent to open streams,
+  ///   the encoded state kept for the next read.
   ///
-  /// With `idempotency`, the change settles its key with its answer, journaled in the same
-  /// record; `decisionHeaders` gives the answer's header fields for the version it reached.
+  /// With `idempotency`, the change settles its key with its answer, kept in the same record;
+  /// `decisionHeaders` gives the answer's header fields for the version it reached.
   package func apply(
     _ command: Command, to record: SessionRecord, by caller: Caller = .sessionHolder,
     precondition: VersionPrecondition?, minimal: Bool, idempotency: IdempotencyClaim? = nil,
-    decisionHeaders: (Int) -> [IdempotencyLedger.Decision.Header] = { _ in [] }
+    decisionHeaders: @Sendable (Int) -> [IdempotencyLedger.Decision.Header] = { _ in [] }
   ) throws(EngineRefusal) -> AppliedCommand {
     if caller != .backend, command.isBackendOnly {
       throw EngineRefusal.backendOnly(what: "setting a session's context")
     }
-    let journal = self.journal
-    var writer = JSONWriter(capacity: minimal ? 512 : 2048)
-    let (version, events, counts) = try record.data.withLock {
-      (data) throws(EngineRefusal) -> (Int, [NavigationEvent], RouteCounts?) in
+    let storage = self.storage
+    let change = Change(
+      command: command, precondition: precondition, minimal: minimal, idempotency: idempotency)
+    guard let storage, storage.confirmsLater else {
+      return try commit(change, to: record, storage: storage, decisionHeaders: decisionHeaders)
+    }
+    return try record.commitGate.withLock { _ throws(EngineRefusal) in
+      try commit(change, to: record, storage: storage, decisionHeaders: decisionHeaders)
+    }
+  }
+
+  /// What a call asks of ``apply(_:to:by:precondition:minimal:idempotency:decisionHeaders:)``.
+  private struct Change {
+    var command: Command
+    var precondition: VersionPrecondition?
+    var minimal: Bool
+    var idempotency: IdempotencyClaim?
+  }
+
+  /// What a change leaves to undo should its store fail it: the tree before (a small copy, made
+  /// on the first change), the log as a mark, the time of the change before.
+  private struct Undo {
+    var navigation: NavigationState
+    var mark: EventLog.Mark
+    var updatedAt: Timestamp
+
+    func restore(_ data: inout SessionRecord.Data) {
+      data.navigation = navigation
+      data.log.rollback(to: mark)
+      data.updatedAt = updatedAt
+      data.dropCache()
+    }
+  }
+
+  private func commit(
+    _ change: Change, to record: SessionRecord, storage: (any SessionStorage)?,
+    decisionHeaders: @Sendable (Int) -> [IdempotencyLedger.Decision.Header]
+  ) throws(EngineRefusal) -> AppliedCommand {
+    var writer = JSONWriter(capacity: change.minimal ? 512 : 2048)
+    let prepared = try record.data.withLock {
+      (data) throws(EngineRefusal) -> (
+        version: Int, events: [NavigationEvent], counts: RouteCounts?, waiting: Waiting?
+      ) in
       try call(record, &data)
-      try precondition?.check(data.navigation.version)
+      try change.precondition?.check(data.navigation.version)
       // Near the memory budget, keep what is needed to undo the operation should it grow the
-      // session past it; with room to spare, nothing is copied.
-      // With a journal, always: a change it cannot record is undone.
-      // The tree is kept whole (a small copy, made on the first change); the log only as a mark.
-      // (Two values, not an optional tuple: the tuple is destroyed through the runtime's generic
-      // witnesses, a thousand instructions a change.)
-      let undoNavigation = memory.hasRoom() && journal == nil ? nil : data.navigation
+      // session past it; with room to spare, nothing is copied. With a store, always: a change
+      // it cannot keep is undone. (Two values, not an optional tuple: the tuple is destroyed
+      // through the runtime's generic witnesses, a thousand instructions a change.)
+      let undoNavigation = memory.hasRoom() && storage == nil ? nil : data.navigation
       let undoMark = data.log.mark
       let events: [NavigationEvent]
       do throws(NavigationError) {
-        events = try data.navigation.apply(command)
+        events = try data.navigation.apply(change.command)
       } catch {
         throw EngineRefusal.navigation(error)
       }
+      guard !events.isEmpty else {
+        Self.writeAnswer(record, &data, minimal: change.minimal, events, [], into: &writer)
+        noteStateCache(of: record, &data, grew: false)
+        return (data.navigation.version, events, data.routeCounts, nil)
+      }
+      for event in events { data.log.append(event) }
+      if let undoNavigation {
+        let growth = MemoryFootprint.session(data) - data.accountedBytes
+        if growth > 0, !memory.hasRoom(for: growth) {
+          data.navigation = undoNavigation
+          data.log.rollback(to: undoMark)
+          throw EngineRefusal.memoryExhausted
+        }
+      }
+      let previousUpdate = data.updatedAt
+      data.updatedAt = .now()
       // Each event is kept in the log in its compact form, and encoded as JSON once: for the
       // streams and this answer alike when the session has streams, else into the answer.
-      var entries: [EventLog.Entry] = []
-      if !events.isEmpty {
-        for event in events { data.log.append(event) }
-        if let undoNavigation {
-          let growth = MemoryFootprint.session(data) - data.accountedBytes
-          if growth > 0, !memory.hasRoom(for: growth) {
-            data.navigation = undoNavigation
-            data.log.rollback(to: undoMark)
-            throw EngineRefusal.memoryExhausted
-          }
-        }
-        let previousUpdate = data.updatedAt
-        data.updatedAt = .now()
-        // A keyed change is answered before it is journaled: the answer goes in its record.
-        var decided: (key: String, decision: IdempotencyLedger.Decision)?
-        if let idempotency {
-          Self.writeAnswer(record, &data, minimal: minimal, events, [], into: &writer)
-          decided = (
-            idempotency.key,
-            IdempotencyLedger.Decision(
-              fingerprint: idempotency.fingerprint, status: 200,
-              headers: decisionHeaders(data.navigation.version), body: writer.bytes)
-          )
-        }
-        if let journal {
-          if !journal.recordChange(of: record, command, data: data, decided: decided),
-            let undoNavigation
-          {
-            data.navigation = undoNavigation
-            data.log.rollback(to: undoMark)
-            data.updatedAt = previousUpdate
-            data.dropCache()
-            throw EngineRefusal.journalUnavailable
-          }
-        }
-        if let decided {
-          data.settle(decided.key, with: decided.decision)
-          delivered(data.deliver(data.streamEntries(events)))
-          noteStateCache(of: record, &data, grew: true)
-          return (data.navigation.version, events, data.routeCounts)
-        }
-        entries = data.streamEntries(events)
-        delivered(data.deliver(entries))
+      let entries = data.streamEntries(events)
+      // A keyed change is answered before it is kept: the answer goes in its record.
+      var decided: (key: String, decision: IdempotencyLedger.Decision)?
+      if let idempotency = change.idempotency {
+        Self.writeAnswer(record, &data, minimal: change.minimal, events, entries, into: &writer)
+        decided = (
+          idempotency.key,
+          IdempotencyLedger.Decision(
+            fingerprint: idempotency.fingerprint, status: 200,
+            headers: decisionHeaders(data.navigation.version), body: writer.bytes)
+        )
       }
-      Self.writeAnswer(record, &data, minimal: minimal, events, entries, into: &writer)
+      var waiting: Waiting?
+      if let storage, let undoNavigation {
+        let undo = Undo(navigation: undoNavigation, mark: undoMark, updatedAt: previousUpdate)
+        switch storage.recordChange(of: record, change.command, data: data, decided: decided) {
+        case .stored: break
+        case .refused:
+          undo.restore(&data)
+          throw EngineRefusal.journalUnavailable
+        case .pending(let confirmation):
+          // Answered once kept: the rest happens after the wait, under the lock again.
+          if decided == nil {
+            Self.writeAnswer(record, &data, minimal: change.minimal, events, entries, into: &writer)
+          }
+          waiting = Waiting(
+            confirmation: confirmation, undo: undo, entries: entries, decided: decided)
+          noteStateCache(of: record, &data, grew: true)
+          return (data.navigation.version, events, data.routeCounts, waiting)
+        }
+      }
+      publish(entries, decided: decided, in: &data)
+      if decided == nil {
+        Self.writeAnswer(record, &data, minimal: change.minimal, events, entries, into: &writer)
+      }
       // After the state is written: its encoding is kept with the session, and counted.
-      noteStateCache(of: record, &data, grew: !events.isEmpty)
-      return (data.navigation.version, events, data.routeCounts)
+      noteStateCache(of: record, &data, grew: true)
+      return (data.navigation.version, events, data.routeCounts, nil)
     }
-    account(events, counts: counts)
-    return AppliedCommand(version: version, eventCount: events.count, answer: writer)
+    if let waiting = prepared.waiting {
+      try confirm(waiting, of: record)
+    }
+    account(prepared.events, counts: prepared.counts)
+    return AppliedCommand(
+      version: prepared.version, eventCount: prepared.events.count, answer: writer)
+  }
+
+  /// A change whose record the store has queued: what is left to do once it is kept.
+  private struct Waiting {
+    var confirmation: any StorageConfirmation
+    var undo: Undo
+    var entries: [EventLog.Entry]
+    var decided: (key: String, decision: IdempotencyLedger.Decision)?
+  }
+
+  /// Waits, with no lock held, for the store to keep a change; then publishes it, or undoes it
+  /// (the session's commit gate is held, so no later change stands on it) and refuses it.
+  private func confirm(_ waiting: Waiting, of record: SessionRecord) throws(EngineRefusal) {
+    let kept = waiting.confirmation.wait()
+    try record.data.withLock { (data) throws(EngineRefusal) in
+      guard kept else {
+        waiting.undo.restore(&data)
+        reaccount(&data)
+        throw EngineRefusal.journalUnavailable
+      }
+      // No stream opened meanwhile: a subscription waits at the commit gate too.
+      publish(waiting.entries, decided: waiting.decided, in: &data)
+    }
+  }
+
+  /// The change is kept: its key is settled and its events go to the open streams.
+  private func publish(
+    _ entries: [EventLog.Entry], decided: (key: String, decision: IdempotencyLedger.Decision)?,
+    in data: inout SessionRecord.Data
+  ) {
+    if let decided { data.settle(decided.key, with: decided.decision) }
+    if !entries.isEmpty { delivered(data.deliver(entries)) }
   }
 
   /// One shape for both answers (`MutationResult`): the version always, the state unless the

@@ -20,20 +20,21 @@ extension SessionStore {
   package func settle(
     _ claim: IdempotencyClaim, of record: SessionRecord, with decision: IdempotencyLedger.Decision?
   ) {
-    let journal = self.journal
-    record.data.withLock { data in
+    let storage = self.storage
+    let receipt = record.data.withLock { data -> StorageReceipt? in
       guard !data.ended, let ledger = data.idempotency, !ledger.isDecided(claim.key) else {
-        return
+        return nil
       }
       guard let decision else {
         ledger.release(claim.key)
-        return
+        return nil
       }
-      // Nothing changed, so a record that cannot be written loses no change: a restart would
-      // decide a retry afresh, as the same refusal.
-      _ = journal?.recordDecision(of: record, key: claim.key, decision)
       data.settle(claim.key, with: decision)
       reaccount(&data)
+      return storage?.recordDecision(of: record, key: claim.key, decision)
     }
+    // Nothing changed, so a record that cannot be kept loses no change: a restart would decide
+    // a retry afresh, as the same refusal. Waited for all the same, with the lock let go.
+    _ = receipt?.confirmed()
   }
 }
