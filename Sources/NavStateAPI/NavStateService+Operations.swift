@@ -2,6 +2,7 @@ import Logging
 import MicroHTTPServer
 import NavJSON
 import NavStateEngine
+import NavStateWire
 import NavigationCore
 
 /// The navigation operations: every mutation goes through `apply`.
@@ -24,7 +25,7 @@ extension NavStateService {
   }
 
   func mutate(
-    _ request: HTTPRequest, key: SessionID?, operation: String,
+    _ request: HTTPRequest, key: SessionID?, operation: Operation,
     idempotency: IdempotencyClaim? = nil
   ) throws(APIProblem) -> HTTPResponse {
     let (record, caller) = try authorizeCaller(key, request)
@@ -36,7 +37,7 @@ extension NavStateService {
 
   /// The body of `operation` as a command: the common shapes read straight from the bytes,
   /// anything else parsed and decoded in full (which words every refusal).
-  func command(_ operation: String, for request: HTTPRequest) throws(APIProblem) -> Command {
+  func command(_ operation: Operation, for request: HTTPRequest) throws(APIProblem) -> Command {
     if !request.body.isEmpty {
       try Self.requireJSONMediaType(request)
       let hot = request.body.withUnsafeBufferPointer { bytes in

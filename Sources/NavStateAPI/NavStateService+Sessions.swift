@@ -2,6 +2,7 @@ import Logging
 import MicroHTTPServer
 import NavJSON
 import NavStateEngine
+import NavStateWire
 import NavigationCore
 
 extension NavStateService {

@@ -2,6 +2,7 @@ public import Logging
 public import MicroHTTPServer
 public import NavJSON
 public import NavStateEngine
+import NavStateWire
 public import NavigationCore
 
 /// The v1 API (docs/behaviour.md section 6): maps HTTP requests to the session store and the core.
@@ -59,8 +60,8 @@ public final class NavStateService: Sendable {
         try deleteSession(request, key: key)
       }
     }
-    for operation in CommandDecoder.operations {
-      router.add("POST", "/v1/sessions/{sid}/\(operation)") { [self] request, params in
+    for operation in Operation.posted {
+      router.add("POST", "/v1/sessions/{sid}/\(operation.rawValue)") { [self] request, params in
         let key = sessionKey(params)
         return mutation(request, key: key) { (claim) throws(APIProblem) in
           try mutate(request, key: key, operation: operation, idempotency: claim)
@@ -70,7 +71,7 @@ public final class NavStateService: Sendable {
     router.add("PUT", "/v1/sessions/{sid}/state") { [self] request, params in
       let key = sessionKey(params)
       return mutation(request, key: key) { (claim) throws(APIProblem) in
-        try mutate(request, key: key, operation: "state", idempotency: claim)
+        try mutate(request, key: key, operation: .state, idempotency: claim)
       }
     }
     router.add("DELETE", "/v1/sessions/{sid}/coordinators/{cid}") { [self] request, params in
@@ -128,13 +129,7 @@ public final class NavStateService: Sendable {
     }
   }
 
-  /// The command a v1 request body asked for, decoded as the API decodes it: a data directory
-  /// written in journal format 1 (which kept request bodies) is read back through it once.
-  public static func legacyCommand(_ operation: String, _ body: JSONValue) throws -> Command {
-    try CommandDecoder.command(operation, body: body)
-  }
-
-  func decode(_ operation: String, _ body: JSONValue) throws(APIProblem) -> Command {
+  func decode(_ operation: Operation, _ body: JSONValue) throws(APIProblem) -> Command {
     do throws(NavigationError) {
       return try CommandDecoder.command(operation, body: body)
     } catch {

@@ -49,10 +49,17 @@ public final class NavStateApplication {
   private struct Running {
     var store: SessionStore
     var server: HTTPServer
-    var dataDirectory: DataDirectory?
+    var durability: any SessionDurability
     var tasks: [RepeatingTask]
-    var journalFlush: RepeatingTask?
     var warnings: LogThrottle<ServerLogMessage.Kind>
+  }
+
+  /// Where sessions outlive the process: the data directory, or nowhere.
+  var durability: any SessionDurability {
+    guard let path = configuration.dataDirectory else { return InMemoryDurability() }
+    return DataDirectoryDurability(
+      path: path, fsync: configuration.fsync, snapshotInterval: configuration.snapshotInterval,
+      node: configuration.node)
   }
 
   public init(configuration: Configuration, logger: Logger) {
@@ -103,7 +110,8 @@ public final class NavStateApplication {
       store: store,
       clientAddresses: ClientAddressPolicy(trustedProxies: configuration.trustedProxies),
       logger: logger)
-    let dataDirectory = try openDataDirectory(into: store)
+    let durability = self.durability
+    try restore(store, from: durability)
 
     var serverConfiguration = configuration.server
     serverConfiguration.host = configuration.host
@@ -128,51 +136,24 @@ public final class NavStateApplication {
     do {
       server = try HTTPServer(configuration: serverConfiguration, handler: service.router())
     } catch {
-      dataDirectory?.journal?.finish()
+      for problem in durability.finish(store) { logger.error("\(problem)") }
       throw StartupFailure(status: Self.status(of: error), message: error.description)
     }
-    var tasks: [RepeatingTask] = []
-    tasks.append(
-      RepeatingTask(label: "navstate.log", interval: 1) {
-        for (kind, suppressed) in warnings.expired(now: seconds()) {
-          logger.warning("\(Self.summary(kind, suppressed))")
-        }
-      })
-    let ttl = configuration.store.sessionTTLSeconds
-    tasks.append(
-      RepeatingTask(label: "navstate.expiry", interval: min(1, max(0.05, ttl / 4))) {
-        let now = Timestamp.now()
-        store.expireIdle(now: now)
-        store.dropIdleCaches(now: now)
-      })
-    // Each stream's heartbeat is due `heartbeat` seconds after its last; the task looks for
-    // due ones a few times per interval, so none is more than a quarter interval late.
-    let heartbeat = configuration.store.heartbeatSeconds
-    tasks.append(
-      RepeatingTask(label: "navstate.heartbeat", interval: min(1, max(0.05, heartbeat / 4))) {
-        store.sendHeartbeats(now: .now())
-      })
-    if let dataDirectory, configuration.snapshotInterval > 0 {
-      tasks.append(
-        RepeatingTask(label: "navstate.snapshot", interval: configuration.snapshotInterval) {
-          Self.saveSnapshot(store, to: dataDirectory, logger: logger)
-        })
+    // Each module's duties, each on a timer of its own: the engine's (expiry, heartbeats), the
+    // durability's (flushes, snapshots), and the log's.
+    let logDuty = Duty(label: "navstate.log", interval: 1) {
+      for (kind, suppressed) in warnings.expired(now: seconds()) {
+        logger.warning("\(Self.summary(kind, suppressed))")
+      }
+      return nil
     }
-    // Each second: the flush of `everysec`, and, after a flush failed (changes are refused until
-    // a snapshot holds what it may have lost), a snapshot at once, whatever the interval.
-    let journalFlush = dataDirectory.flatMap { dataDirectory in
-      dataDirectory.journal.map { journal in
-        RepeatingTask(label: "navstate.fsync", interval: 1) {
-          if journal.policy == .everysec { journal.syncIfWritten() }
-          if journal.needsSnapshot {
-            Self.saveSnapshot(store, to: dataDirectory, logger: logger)
-          }
-        }
+    let tasks = (store.duties + durability.duties(for: store) + [logDuty]).map { duty in
+      RepeatingTask(label: duty.label, interval: duty.interval) {
+        if let problem = duty.run() { logger.error("\(problem)") }
       }
     }
     running = Running(
-      store: store, server: server, dataDirectory: dataDirectory, tasks: tasks,
-      journalFlush: journalFlush, warnings: warnings)
+      store: store, server: server, durability: durability, tasks: tasks, warnings: warnings)
     logger.info(
       "serving",
       metadata: [
@@ -207,22 +188,16 @@ public final class NavStateApplication {
     }
   }
 
-  /// Stops in order: timers, the server (in-flight requests finish), the last snapshot, the
-  /// journal's last flush.
+  /// Stops in order: the duties (a run under way ends first, so a periodic snapshot cannot
+  /// overlap the last one), the server (in-flight requests finish), then the durability's last
+  /// snapshot and flush, so that no request changes a session once that snapshot is taken.
   public func stop() {
     guard let running else { return }
     self.running = nil
     for task in running.tasks { task.stop() }
-    // Before the last snapshot, which it could otherwise overlap (it writes one after a failed
-    // flush); `finish` flushes what was written since its last run.
-    running.journalFlush?.stop()
     running.server.shutdown()
-    // After the server: no request changes a session once the snapshot is taken.
-    if let dataDirectory = running.dataDirectory {
-      Self.saveSnapshot(running.store, to: dataDirectory, logger: logger)
-    }
-    if let failure = running.dataDirectory?.journal?.finish() {
-      logger.error("journal not flushed at stop", metadata: ["error": "\(failure)"])
+    for problem in running.durability.finish(running.store) {
+      logger.error("\(problem)")
     }
     // What was held back is still told, however little of its interval has passed.
     for (kind, suppressed) in running.warnings.expired(now: .infinity) {
@@ -231,56 +206,34 @@ public final class NavStateApplication {
     logger.info("stopped")
   }
 
-  /// Opens the data directory and restores the sessions it holds; nil without one.
-  private func openDataDirectory(into store: SessionStore) throws(StartupFailure)
-    -> DataDirectory?
+  /// Restores the sessions `durability` kept, before the server listens.
+  private func restore(_ store: SessionStore, from durability: any SessionDurability)
+    throws(StartupFailure)
   {
-    guard let dataDir = configuration.dataDirectory else { return nil }
-    let directory: DataDirectory
-    let claim: DataDirectory.NodeClaim
-    do {
-      directory = try DataDirectory(path: dataDir)
-      claim = try directory.claim(node: configuration.node)
-    } catch {
-      throw StartupFailure(status: .cannotOpenInput, message: error.description)
-    }
-    if case .other(let recorded) = claim {
-      let started = recorded.map { "--node \($0)" } ?? "no --node"
-      let restart = recorded.map { "start it with --node \($0)" } ?? "start it without --node"
-      throw StartupFailure(
-        status: .usage,
-        message:
-          "the data directory \(dataDir) holds the sessions of a server started with \(started) (every id it issued says so); \(restart), or give this node a directory of its own"
-      )
-    }
     let started = ContinuousClock.now
-    let loaded: DataDirectory.Loaded
+    let summary: RestoreSummary
     do {
-      loaded = try directory.load(
-        into: store, journal: configuration.fsync, legacyCommand: NavStateService.legacyCommand)
+      summary = try durability.restore(into: store)
     } catch {
-      throw StartupFailure(status: .badData, message: error.description)
+      let status: StartupFailure.Status =
+        switch error.kind {
+        case .cannotOpen: .cannotOpenInput
+        case .usage: .usage
+        case .badData: .badData
+        }
+      throw StartupFailure(status: status, message: error.message)
     }
-    if let warning = loaded.warning { logger.warning("\(warning)") }
+    guard configuration.dataDirectory != nil else { return }
+    for warning in summary.warnings { logger.warning("\(warning)") }
     let elapsed = ContinuousClock.now - started
     logger.info(
       "sessions restored",
       metadata: [
-        "sessions": "\(loaded.sessions)", "journal_records": "\(loaded.replayed)",
-        "directory": "\(dataDir)",
+        "sessions": "\(summary.sessions)", "journal_records": "\(summary.replayed)",
+        "directory": "\(summary.source)",
         "milliseconds":
           "\(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)",
       ])
-    return directory
-  }
-
-  static func saveSnapshot(_ store: SessionStore, to directory: DataDirectory, logger: Logger) {
-    do {
-      let count = try directory.saveSnapshot(of: store)
-      logger.debug("snapshot written", metadata: ["sessions": "\(count)"])
-    } catch {
-      logger.error("snapshot failed", metadata: ["error": "\(error.description)"])
-    }
   }
 
   /// The line that stands for the warnings of one kind held back in one interval.

@@ -22,24 +22,12 @@ import Synchronization
 /// crash while writing leaves the previous one whole. Any damage stops start-up with the file
 /// and offset: sessions are never half loaded.
 public final class DataDirectory: Sendable {
-  /// Reads the body of a format-1 journal record (a v1 request body, as the API read it then)
-  /// as the command it asked for. Only an upgrade from that format needs it; the API module
-  /// gives its decoder, so this module knows no request schema.
-  public typealias LegacyCommandDecoder =
-    @Sendable (_ operation: String, _ body: JSONValue) throws
-    -> Command
-
-  /// Refuses every format-1 body: for a directory known to hold none.
-  public static let noLegacyCommands: LegacyCommandDecoder = { operation, _ in
-    throw Failure(description: "a format-1 \(operation) record needs the API's request decoder")
-  }
-
   public struct Failure: Error, CustomStringConvertible {
     public var description: String
   }
 
   public let path: String
-  /// The journal opened by ``load(into:journal:legacyCommand:)``, which the snapshots rotate.
+  /// The journal opened by ``load(into:journal:)``, which the snapshots rotate.
   private let journalSlot = Mutex<Journal?>(nil)
 
   /// The journal new changes go to; nil before loading, or when loaded without one.
@@ -209,10 +197,9 @@ public final class DataDirectory: Sendable {
 
   /// Reads the snapshot and then the journal into `store`, and opens the journal for what comes
   /// next (with `policy`; nil: no journal, snapshots only).
-  public func load(
-    into store: SessionStore, journal policy: Journal.SyncPolicy?,
-    legacyCommand: LegacyCommandDecoder = DataDirectory.noLegacyCommands
-  ) throws(Failure) -> Loaded {
+  public func load(into store: SessionStore, journal policy: Journal.SyncPolicy?)
+    throws(Failure) -> Loaded
+  {
     try loadGraphs(into: store.catalog)
     try saveGraphs(of: store)
     var (sessions, firstJournal, hasSnapshot) = try readSnapshot(store)
@@ -254,7 +241,7 @@ public final class DataDirectory: Sendable {
         }
         offset += 8 + length
         do {
-          if try replay(payload, into: &byKey, store: store, legacyCommand: legacyCommand) {
+          if try replay(payload, into: &byKey, store: store) {
             replayed += 1
           }
           if Self.formatOneTags.contains(payload[0]) { upgradedRecords += 1 }
@@ -315,8 +302,7 @@ public final class DataDirectory: Sendable {
 
   /// Applies one journal record; false when the snapshot (or an earlier record) already has it.
   private func replay(
-    _ payload: [UInt8], into sessions: inout [SessionID: SessionRecord], store: SessionStore,
-    legacyCommand: LegacyCommandDecoder
+    _ payload: [UInt8], into sessions: inout [SessionID: SessionRecord], store: SessionStore
   ) throws(SessionArchive.Damage) -> Bool {
     var reader = ByteReader(payload, at: 1)
     func need<T>(_ value: T?, _ what: String) throws(SessionArchive.Damage) -> T {
@@ -346,7 +332,7 @@ public final class DataDirectory: Sendable {
       // Ended since, or already in the snapshot: nothing to do.
       guard let record = sessions[key] else { return false }
       return try Self.replay(
-        try Self.command(operation, body, legacyCommand), named: operation, after: &reader,
+        try Self.command(operation, body), named: operation, after: &reader,
         to: record)
     case .command:
       let key = SessionID(
@@ -471,10 +457,11 @@ public final class DataDirectory: Sendable {
     return decided
   }
 
-  /// The command a format-1 journal record names, decoded as its request was.
-  private static func command(
-    _ operation: String, _ body: [UInt8], _ legacyCommand: LegacyCommandDecoder
-  ) throws(SessionArchive.Damage) -> Command {
+  /// The command a format-1 journal record names, decoded as its request was (its body is a v1
+  /// request body, which the wire format's decoder reads as the API did then).
+  private static func command(_ operation: String, _ body: [UInt8])
+    throws(SessionArchive.Damage) -> Command
+  {
     if operation == "teardown" {
       guard let id = CoordinatorID(String(decoding: body, as: UTF8.self)) else {
         throw SessionArchive.Damage(reason: "a teardown names no coordinator")
@@ -483,7 +470,7 @@ public final class DataDirectory: Sendable {
     }
     do {
       let json = body.isEmpty ? JSONValue.object(JSONObject()) : try JSONParser.parse(body)
-      return try legacyCommand(operation, json)
+      return try CommandDecoder.command(operation, body: json)
     } catch {
       throw SessionArchive.Damage(reason: "its \(operation) cannot be decoded: \(error)")
     }

@@ -16,7 +16,7 @@ import Foundation
 /// of cutting it short, and nothing past the room allocated is ever touched (the map may reach
 /// further, untouched). The file holds whole records and then zeros; ``trim()`` cuts the zeros
 /// off when the file is done with, and a start-up after a crash cuts them off the last file
-/// (``DataDirectory/load(into:journal:legacyCommand:)``).
+/// (``DataDirectory/load(into:journal:)``).
 ///
 /// The map is used only on file systems that write an allocated block in place (ext2/3/4, XFS,
 /// tmpfs). On a copy-on-write one (btrfs, ZFS) a write into allocated room may still need room

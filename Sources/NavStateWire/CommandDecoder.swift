@@ -4,30 +4,33 @@ public import NavigationCore
 /// Reads operation bodies into core commands. Unknown members are refused rather than ignored,
 /// so a typo such as `singletop` is reported instead of silently doing something else.
 public enum CommandDecoder {
-  /// The operations of `POST /v1/sessions/{sid}/{operation}` and of batch ops (`op`).
-  public static let operations = [
-    "push", "pop", "present", "dismiss", "back", "replace", "select-tab", "deeplink", "batch",
-  ]
-
-  public static func command(_ operation: String, body: JSONValue) throws(NavigationError)
+  public static func command(_ operation: Operation, body: JSONValue) throws(NavigationError)
     -> Command
   {
-    var fields = try Fields(body, context: operation)
+    var fields = try Fields(body, context: operation.rawValue)
     return try command(operation, &fields)
   }
 
+  /// The command named `name` (as a format-1 journal record or a batch element names it).
+  public static func command(_ name: String, body: JSONValue) throws(NavigationError) -> Command {
+    guard let operation = Operation(name: name) else {
+      throw NavigationError(.invalidRequest, "unknown operation \(quoted(name))")
+    }
+    return try command(operation, body: body)
+  }
+
   /// The command `operation` with its members read from `fields`; any left unread is refused.
-  static func command(_ operation: String, _ fields: inout Fields) throws(NavigationError)
+  static func command(_ operation: Operation, _ fields: inout Fields) throws(NavigationError)
     -> Command
   {
     let command: Command
     switch operation {
-    case "push":
+    case .push:
       let request = try fields.routeRequest()
       let target = try fields.coordinator("target")
       let singleTop = try fields.bool("singleTop") ?? false
       command = .push(request, target: target, singleTop: singleTop)
-    case "pop":
+    case .pop:
       let count = try fields.int("count")
       let to = try fields.coordinator("to")
       let toRoot = try fields.bool("toRoot") ?? false
@@ -39,14 +42,14 @@ public enum CommandDecoder {
       let amount: PopAmount =
         if let to { .to(to) } else if toRoot { .toRoot } else { .count(count ?? 1) }
       command = .pop(amount, result: result)
-    case "present":
+    case .present:
       let request = try fields.routeRequest()
       let styleName = try fields.string("style") ?? ModalStyle.sheet.rawValue
       guard let style = ModalStyle(rawValue: styleName) else {
         throw NavigationError(.invalidRequest, "'style' must be sheet or fullScreenCover")
       }
       command = .present(request, style: style)
-    case "dismiss":
+    case .dismiss:
       let target = try fields.coordinator("coordinator")
       let all = try fields.bool("all") ?? false
       let result = fields.any("result")
@@ -55,11 +58,11 @@ public enum CommandDecoder {
       }
       command = .dismiss(
         target.map(DismissTarget.coordinator) ?? (all ? .all : .current), result: result)
-    case "back":
+    case .back:
       command = .back(result: fields.any("result"))
-    case "replace":
+    case .replace:
       command = .replace(try fields.routeRequest())
-    case "select-tab", "selectTab":
+    case .selectTab:
       let selector: TabSelector
       switch fields.any("tab") {
       case .some(.string(let name)): selector = .route(name)
@@ -68,19 +71,19 @@ public enum CommandDecoder {
         throw NavigationError(.invalidRequest, "'tab' must be a tab index or a tab route name")
       }
       command = .selectTab(selector, container: try fields.coordinator("container"))
-    case "deeplink":
+    case .deeplink:
       guard let url = try fields.string("url") else {
         throw NavigationError(.invalidRequest, "'url' is required")
       }
       command = .deepLink(url)
-    case "state":
+    case .state:
       command = .setPath(try fields.path())
-    case "teardown":
+    case .teardown:
       guard let id = try fields.coordinator("coordinator") else {
         throw NavigationError(.invalidRequest, "'coordinator' is required")
       }
       command = .teardown(id)
-    case "batch":
+    case .batch:
       guard let list = fields.any("ops")?.arrayValue else {
         throw NavigationError(.invalidRequest, "'ops' must be an array of operations")
       }
@@ -95,22 +98,15 @@ public enum CommandDecoder {
         }
       }
       command = .batch(ops)
-    default:
-      throw NavigationError(.invalidRequest, "unknown operation \(quoted(operation))")
     }
     // `discard: true`: go ahead even if a coordinator it stops has a leave guard (docs/behaviour.md section 11).
     var decided = command
-    if Self.discardable.contains(operation), try fields.bool("discard") == true {
+    if operation.isDiscardable, try fields.bool("discard") == true {
       decided = .discarding(command)
     }
     try fields.rejectUnread()
     return decided
   }
-
-  /// The operations that can stop a coordinator the user is leaving, and so take `discard`.
-  static let discardable: Set<String> = [
-    "pop", "dismiss", "back", "replace", "state", "deeplink", "batch",
-  ]
 
   /// A batch element: `{"op": "push", ...the fields of that operation}`.
   static func batchOp(_ element: JSONValue) throws(NavigationError) -> Command {
@@ -121,11 +117,14 @@ public enum CommandDecoder {
     guard let name = fields.any("op")?.stringValue else {
       throw NavigationError(.invalidRequest, "each op needs an 'op' naming the operation")
     }
-    guard name != "batch" else {
+    guard let operation = Operation(name: name) else {
+      throw NavigationError(.invalidRequest, "unknown operation \(quoted(name))")
+    }
+    guard operation != .batch else {
       throw NavigationError(.invalidRequest, "a batch may not contain a batch")
     }
     fields.context = name
-    return try command(name, &fields)
+    return try command(operation, &fields)
   }
 
   /// The optional root of `POST /v1/sessions`.

@@ -2,12 +2,15 @@ import NavJSON
 import NavigationCore
 import Testing
 
-@testable import NavStateAPI
+@testable import NavStateWire
 
 /// The fast path must read exactly what the general path reads, and leave everything else to it.
 @Suite struct HotCommandDecoderTests {
   private func hot(_ operation: String, _ text: String) -> Command? {
-    Array(text.utf8).withUnsafeBufferPointer { HotCommandDecoder.command(operation, body: $0) }
+    guard let operation = Operation(name: operation) else { return nil }
+    return Array(text.utf8).withUnsafeBufferPointer {
+      HotCommandDecoder.command(operation, body: $0)
+    }
   }
 
   private func general(_ operation: String, _ text: String) -> Command? {
@@ -104,5 +107,15 @@ import Testing
     }
     // The generator must reach the fast path often, or this test proves little.
     #expect(readHere > 1_000)
+  }
+
+  @Test("every operation name reads back as itself; selectTab is an alias in batches")
+  func operationNames() {
+    for operation in Operation.allCases {
+      #expect(Operation(name: operation.rawValue) == operation)
+    }
+    #expect(Operation(name: "selectTab") == .selectTab)
+    #expect(Operation(name: "Push") == nil)
+    #expect(Operation.posted.allSatisfy { $0 != .state && $0 != .teardown })
   }
 }

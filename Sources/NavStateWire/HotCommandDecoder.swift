@@ -1,5 +1,5 @@
 import NavJSON
-import NavigationCore
+package import NavigationCore
 
 /// The commands clients send most (push, pop, present, dismiss, back, and batches of them),
 /// read straight from the body's bytes, with no `JSONValue` tree and no `Fields`.
@@ -9,39 +9,41 @@ import NavigationCore
 /// answers nil, and the body goes through `JSONParser` and ``CommandDecoder``, which refuse it
 /// with their usual problem and code. So every refusal stays what it was, and every command read
 /// here equals the one the general path would read (a property test checks this).
-enum HotCommandDecoder {
-  static func command(_ operation: String, body: UnsafeBufferPointer<UInt8>) -> Command? {
+package enum HotCommandDecoder {
+  package static func command(_ operation: Operation, body: UnsafeBufferPointer<UInt8>)
+    -> Command?
+  {
     var scanner = JSONScanner(body)
     let command: Command?
     switch operation {
-    case "push", "present", "pop", "dismiss", "back":
+    case .push, .present, .pop, .dismiss, .back:
       guard var fields = SimpleFields(&scanner, opMember: false) else { return nil }
       command = Self.command(named: operation, from: &fields)
-    case "batch":
+    case .batch:
       command = batch(&scanner)
-    default:
+    case .replace, .selectTab, .deeplink, .state, .teardown:
       return nil
     }
     return scanner.isAtEnd ? command : nil
   }
 
-  private static func command(named name: String, from fields: inout SimpleFields) -> Command? {
+  private static func command(named name: Operation, from fields: inout SimpleFields) -> Command? {
     switch name {
-    case "push":
+    case .push:
       guard let route = fields.route, fields.style == nil, fields.popOnly == false,
         fields.dismissOnly == false
       else { return nil }
       return .push(
         RouteRequest(route: route, params: fields.params ?? JSONObject()), target: fields.target,
         singleTop: fields.singleTop ?? false)
-    case "present":
+    case .present:
       guard let route = fields.route, fields.target == nil, fields.singleTop == nil,
         fields.popOnly == false, fields.dismissOnly == false
       else { return nil }
       let style = fields.style ?? .sheet
       return .present(
         RouteRequest(route: route, params: fields.params ?? JSONObject()), style: style)
-    case "pop":
+    case .pop:
       guard fields.hasNoRouteMembers, fields.dismissOnly == false, fields.target == nil else {
         return nil
       }
@@ -52,7 +54,7 @@ enum HotCommandDecoder {
       if let to = fields.to { return .pop(.to(to)) }
       if fields.toRoot == true { return .pop(.toRoot) }
       return .pop(.count(fields.count ?? 1))
-    case "dismiss":
+    case .dismiss:
       guard fields.hasNoRouteMembers, fields.popOnly == false, fields.target == nil else {
         return nil
       }
@@ -61,12 +63,12 @@ enum HotCommandDecoder {
         return .dismiss(.coordinator(coordinator))
       }
       return .dismiss(fields.all == true ? .all : .current)
-    case "back":
+    case .back:
       guard fields.hasNoRouteMembers, fields.popOnly == false, fields.dismissOnly == false,
         fields.target == nil
       else { return nil }
       return .back()
-    default:
+    case .replace, .selectTab, .deeplink, .state, .teardown, .batch:
       return nil
     }
   }
@@ -93,7 +95,7 @@ enum HotCommandDecoder {
 
 /// The members the hot commands take, read from one flat object; nil on anything else.
 private struct SimpleFields {
-  var op: String?
+  var op: Operation?
   var route: String?
   var params: JSONObject?
   var target: CoordinatorID?
@@ -151,12 +153,12 @@ private struct SimpleFields {
   }
 
   /// The hot operations by name, as constants (no `String` made from the body).
-  private static func opName(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
-    if bytes.spells("push") { return "push" }
-    if bytes.spells("pop") { return "pop" }
-    if bytes.spells("present") { return "present" }
-    if bytes.spells("dismiss") { return "dismiss" }
-    if bytes.spells("back") { return "back" }
+  private static func opName(_ bytes: UnsafeBufferPointer<UInt8>) -> Operation? {
+    if bytes.spells("push") { return .push }
+    if bytes.spells("pop") { return .pop }
+    if bytes.spells("present") { return .present }
+    if bytes.spells("dismiss") { return .dismiss }
+    if bytes.spells("back") { return .back }
     return nil
   }
 
