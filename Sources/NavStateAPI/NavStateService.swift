@@ -1,9 +1,9 @@
 public import Logging
 public import MicroHTTPServer
-public import NavJSON
+import NavJSON
 public import NavStateEngine
 import NavStateWire
-public import NavigationCore
+import NavigationCore
 
 /// The v1 API (docs/behaviour.md section 6): maps HTTP requests to the session store and the core.
 public final class NavStateService: Sendable {

@@ -1,7 +1,7 @@
-public import NavJSON
-public import NavStateEngine
+import NavJSON
+import NavStateEngine
 import NavStateWire
-public import NavigationCore
+import NavigationCore
 import Synchronization
 
 #if canImport(Glibc)

@@ -7,7 +7,7 @@ import Testing
   import Glibc
 #endif
 
-/// Graph versions under live sessions (docs/behaviour.md section 12, README "Changing the graph"), against the real
+/// Graph versions under live sessions (docs/behaviour.md section 12, docs/graphs.md "Changing the graph"), against the real
 /// binary: loading a version (backend only), dry runs, lazy and explicit migration, streams,
 /// restarts on a data directory, SIGHUP reloads, metrics, and `deploy/load-graph` on a cluster.
 @Suite("Graph versions")

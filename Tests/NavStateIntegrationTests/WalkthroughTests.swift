@@ -52,7 +52,8 @@ struct WalkthroughTests {
     let server = try ServerProcess(["--backend-key-file", keyFile.path])
     defer { server.stop() }
     let printed = try Self.runBlock(
-      "graph-walkthrough", port: Int(server.port), environment: ["BACKEND_KEY": key], in: folder)
+      "graph-walkthrough", of: "docs/graphs.md", port: Int(server.port),
+      environment: ["BACKEND_KEY": key], in: folder)
     let lines = printed.output.split(separator: "\n").map(String.init)
     #expect(printed.status == 0, "\(printed.output)")
     #expect(
@@ -79,12 +80,13 @@ struct WalkthroughTests {
     let server = try ServerProcess(["--backend-key-file", keyFile.path])
     defer { server.stop() }
     let printed = try Self.runBlock(
-      "guards-walkthrough", port: Int(server.port), environment: ["BACKEND_KEY": key], in: folder)
+      "guards-walkthrough", of: "docs/guards.md", port: Int(server.port),
+      environment: ["BACKEND_KEY": key], in: folder)
     #expect(printed.status == 0, "\(printed.output)")
-    // The README shows the output right after the block: the two must agree.
+    // docs/guards.md shows the output right after the block: the two must agree.
     let readme = try String(
       contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("../../README.md").standardized, encoding: .utf8)
+        .appendingPathComponent("../../docs/guards.md").standardized, encoding: .utf8)
     let after = try #require(
       readme.range(of: "<!-- guards-walkthrough:end -->\n\nIt prints:\n\n```\n"))
     let end = try #require(readme.range(of: "\n```", range: after.upperBound..<readme.endIndex))
@@ -93,13 +95,15 @@ struct WalkthroughTests {
     #expect(shown.count == 7)
   }
 
-  /// Runs the README's block between `<!-- NAME:start -->` and `<!-- NAME:end -->` with bash
-  /// against the server on `port`; returns what it printed and its exit status.
+  /// Runs the block between `<!-- NAME:start -->` and `<!-- NAME:end -->` of `document` (a path
+  /// from the repository's root) with bash against the server on `port`; returns what it printed
+  /// and its exit status.
   static func runBlock(
-    _ name: String, port: Int, environment extra: [String: String], in folder: URL
+    _ name: String, of document: String, port: Int, environment extra: [String: String],
+    in folder: URL
   ) throws -> (output: String, status: Int32) {
     let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-      .appendingPathComponent("../../README.md").standardized
+      .appendingPathComponent("../../\(document)").standardized
     let text = try String(contentsOf: readme, encoding: .utf8)
     let start = try #require(text.range(of: "<!-- \(name):start -->\n```sh\n"))
     let end = try #require(text.range(of: "```\n<!-- \(name):end -->"))

@@ -4,7 +4,7 @@ import Testing
 @testable import NavigationCore
 
 /// Loading route graphs: every error names the file, the route and the problem; and the
-/// built-in demo graph is the one the README describes.
+/// built-in demo graph is the one docs/graphs.md describes.
 @Suite("route graphs")
 struct GraphValidationTests {
   func error(_ json: String) -> GraphError? {

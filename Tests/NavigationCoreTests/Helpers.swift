@@ -3,7 +3,7 @@ import Testing
 
 @testable import NavigationCore
 
-/// The built-in demo graph (the README), loaded once through the public loader.
+/// The built-in demo graph (docs/graphs.md), loaded once through the public loader.
 let demoGraph: RouteGraph = {
   do {
     return try BuiltInGraphs.load()[0]

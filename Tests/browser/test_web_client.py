@@ -380,7 +380,7 @@ def test_screenshot_with_a_four_deep_path_and_a_sheet(browser):
     browser.execute_script("document.activeElement.blur()")
     ActionChains(browser).move_to_element(browser.find_element(By.TAG_NAME, "h1")).perform()
     # Into a scratch folder unless asked: tests never write into the repository's files.
-    # `SCREENSHOT_DIR=docs Tests/browser/run -k screenshot` refreshes the README's picture.
+    # `SCREENSHOT_DIR=docs Tests/browser/run -k screenshot` refreshes docs/web-client.png.
     folder = pathlib.Path(os.environ.get("SCREENSHOT_DIR") or tempfile.mkdtemp())
     folder.mkdir(parents=True, exist_ok=True)
     assert browser.save_screenshot(str(folder / "web-client.png"))

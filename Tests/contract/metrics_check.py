@@ -2,7 +2,7 @@
 (prometheus_client's parser), every metric family must have HELP text and a TYPE, each once and
 before its samples, and promtool's lint rules must hold (counters end in `_total` and nothing else
 does; `_count`, `_sum` and `_bucket` only on histograms and summaries; snake_case names; base
-units). The families the README documents must all be there.
+units). The families docs/running.md documents (its Metrics section) must all be there.
 
 Usage: metrics_check.py EXPOSITION_FILE [EXPECTED_FAMILY ...]; exits 1 on a problem. Before
 judging the file it shows that it can fail: expositions broken on purpose must be refused.
