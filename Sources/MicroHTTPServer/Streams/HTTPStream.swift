@@ -6,8 +6,8 @@
 /// libmicrohttpd: its socket is taken over by the server's stream loops (``StreamSockets``),
 /// which write each later ``write(_:)`` as a chunk straight to the socket and notice at once when
 /// the client closes its connection. libmicrohttpd then frees the connection and its memory
-/// pool, so an open idle stream holds only this object and its subscription (see the README's
-/// "Live events" for the figures). A stream that cannot leave (an HTTP/1.0 request) stays
+/// pool, so an open idle stream holds only this object and its subscription (see
+/// docs/performance.md for the figures). A stream that cannot leave (an HTTP/1.0 request) stays
 /// suspended in libmicrohttpd as before, and the server's sweeper polls it about once a second
 /// for a client that closed (``StreamRegistry/closeAbandoned()``). All methods are thread-safe.
 ///

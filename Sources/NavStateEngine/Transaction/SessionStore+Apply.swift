@@ -100,10 +100,11 @@ extension SessionStore {
     decisionHeaders: @Sendable (Int) -> [IdempotencyLedger.Decision.Header]
   ) throws(EngineRefusal) -> AppliedCommand {
     var writer = JSONWriter(capacity: change.minimal ? 512 : 2048)
+    // Set only when the store confirms later; kept out of the closure's result, whose tuple is
+    // destroyed through the runtime's generic witnesses (see `Waiting`).
+    var waiting: Waiting?
     let prepared = try record.data.withLock {
-      (data) throws(EngineRefusal) -> (
-        version: Int, events: [NavigationEvent], counts: RouteCounts?, waiting: Waiting?
-      ) in
+      (data) throws(EngineRefusal) -> (version: Int, events: [NavigationEvent], counts: RouteCounts?) in
       try call(record, &data)
       try change.precondition?.check(data.navigation.version)
       // Near the memory budget, keep what is needed to undo the operation should it grow the
@@ -121,7 +122,7 @@ extension SessionStore {
       guard !events.isEmpty else {
         Self.writeAnswer(record, &data, minimal: change.minimal, events, [], into: &writer)
         noteStateCache(of: record, &data, grew: false)
-        return (data.navigation.version, events, data.routeCounts, nil)
+        return (data.navigation.version, events, data.routeCounts)
       }
       for event in events { data.log.append(event) }
       if let undoNavigation {
@@ -148,7 +149,6 @@ extension SessionStore {
             headers: decisionHeaders(data.navigation.version), body: writer.bytes)
         )
       }
-      var waiting: Waiting?
       if let storage, let undoNavigation {
         let undo = Undo(navigation: undoNavigation, mark: undoMark, updatedAt: previousUpdate)
         switch storage.recordChange(of: record, change.command, data: data, decided: decided) {
@@ -164,7 +164,7 @@ extension SessionStore {
           waiting = Waiting(
             confirmation: confirmation, undo: undo, entries: entries, decided: decided)
           noteStateCache(of: record, &data, grew: true)
-          return (data.navigation.version, events, data.routeCounts, waiting)
+          return (data.navigation.version, events, data.routeCounts)
         }
       }
       publish(entries, decided: decided, in: &data)
@@ -173,9 +173,9 @@ extension SessionStore {
       }
       // After the state is written: its encoding is kept with the session, and counted.
       noteStateCache(of: record, &data, grew: true)
-      return (data.navigation.version, events, data.routeCounts, nil)
+      return (data.navigation.version, events, data.routeCounts)
     }
-    if let waiting = prepared.waiting {
+    if let waiting {
       try confirm(waiting, of: record)
     }
     account(prepared.events, counts: prepared.counts)
@@ -183,12 +183,23 @@ extension SessionStore {
       version: prepared.version, eventCount: prepared.events.count, answer: writer)
   }
 
-  /// A change whose record the store has queued: what is left to do once it is kept.
-  private struct Waiting {
-    var confirmation: any StorageConfirmation
-    var undo: Undo
-    var entries: [EventLog.Entry]
-    var decided: (key: String, decision: IdempotencyLedger.Decision)?
+  /// A change whose record the store has queued: what is left to do once it is kept. A class,
+  /// so that the common case (no store that confirms later) destroys one nil reference.
+  private final class Waiting {
+    let confirmation: any StorageConfirmation
+    let undo: Undo
+    let entries: [EventLog.Entry]
+    let decided: (key: String, decision: IdempotencyLedger.Decision)?
+
+    init(
+      confirmation: any StorageConfirmation, undo: Undo, entries: [EventLog.Entry],
+      decided: (key: String, decision: IdempotencyLedger.Decision)?
+    ) {
+      self.confirmation = confirmation
+      self.undo = undo
+      self.entries = entries
+      self.decided = decided
+    }
   }
 
   /// Waits, with no lock held, for the store to keep a change; then publishes it, or undoes it
