@@ -155,7 +155,8 @@ let package = Package(
       name: "NavStateAPITests",
       dependencies: [
         "NavStateAPI", "NavStateEngine", "NavStateWire", "NavigationCore", "NavJSON",
-        "MicroHTTPServer", "NavStateTestSupport", .product(name: "Logging", package: "swift-log"),
+        "MicroHTTPServer", "NavStateTestSupport", "NavStateTesting",
+        .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strictSettings
     ),
@@ -163,6 +164,17 @@ let package = Package(
     // the raw HTTP client they and MicroHTTPServerTests share.
     .target(
       name: "NavStateTestSupport", path: "Tests/NavStateTestSupport", swiftSettings: strictSettings),
+    // The test kit: one client protocol (TestClient) with two backends, the router in process
+    // and the application listening in process, and the session helper every suite shares.
+    .target(
+      name: "NavStateTesting",
+      dependencies: [
+        "NavStateTestSupport", "NavStateApp", "NavStateAPI", "NavStateEngine", "NavigationCore",
+        "NavJSON", "MicroHTTPServer", .product(name: "Logging", package: "swift-log"),
+      ],
+      path: "Tests/NavStateTesting",
+      swiftSettings: strictSettings
+    ),
     .testTarget(
       name: "NavStateAppTests",
       dependencies: [
@@ -172,7 +184,10 @@ let package = Package(
     ),
     .testTarget(
       name: "NavStateIntegrationTests",
-      dependencies: ["NavJSON", "NavStateTestSupport", "navstate"],
+      dependencies: [
+        "NavJSON", "NavStateTestSupport", "NavStateTesting", "NavStateApp", "NavStateEngine",
+        "navstate",
+      ],
       swiftSettings: strictSettings
     ),
     .testTarget(

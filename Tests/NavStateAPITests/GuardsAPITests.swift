@@ -1,6 +1,7 @@
 import NavJSON
 import NavStateEngine
 import NavStateTestSupport
+import NavStateTesting
 import NavigationCore
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import NavJSON
 import NavStateTestSupport
+import NavStateTesting
 import Testing
 
 #if canImport(Glibc)

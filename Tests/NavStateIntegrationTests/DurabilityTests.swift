@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import NavJSON
 import NavStateTestSupport
+import NavStateTesting
 import Synchronization
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import NavJSON
 import NavStateTestSupport
+import NavStateTesting
 import Testing
 
 /// `--data-dir`: a graceful restart brings every session back as it was.

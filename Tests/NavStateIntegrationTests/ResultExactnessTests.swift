@@ -1,6 +1,7 @@
 import Foundation
 import NavJSON
 import NavStateTestSupport
+import NavStateTesting
 import Testing
 
 /// A `result` is the client's own value: it comes back byte for byte, numbers included, in

@@ -1,6 +1,7 @@
 import Foundation
 import NavJSON
 import NavStateTestSupport
+import NavStateTesting
 import Testing
 
 /// A backend key or a session token never reaches the server's output (every log level, every

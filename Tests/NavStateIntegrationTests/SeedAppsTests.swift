@@ -1,5 +1,6 @@
 import NavJSON
 import NavStateTestSupport
+import NavStateTesting
 import Testing
 
 /// The three apps of the articles the spec grew from, driven end to end over HTTP, against one

@@ -1,19 +1,23 @@
 import Foundation
 import NavJSON
+import NavStateApp
+import NavStateEngine
 import NavStateTestSupport
+import NavStateTesting
 import Testing
 
+/// The HTTP rules of sessions and operations, on both of the test kit's backends (the router in
+/// process, and the application listening in process); what only the binary or a socket shows
+/// runs on that alone.
 @Suite("Sessions and operations over HTTP")
 struct SessionAPITests {
-  let server: ServerProcess
-  var client: HTTPTestClient { server.client }
-
-  init() throws {
-    server = try ServerProcess()
-  }
-
-  @Test("creation answers 201 with Location, ETag, state and a 256-bit token")
-  func create() throws {
+  @Test(
+    "creation answers 201 with Location, ETag, state and a 256-bit token",
+    arguments: TestBackend.allCases)
+  func create(backend: TestBackend) throws {
+    let app = try TestApp(backend)
+    let client = app.client
+    defer { withExtendedLifetime(app) {} }
     let session = try TestSession(client)
     #expect(session.created.header("Location") == "/v1/sessions/\(session.id)")
     #expect(session.created.header("ETag") == "\"1\"")
@@ -43,8 +47,11 @@ struct SessionAPITests {
     #expect(other.token != session.token)
   }
 
-  @Test("GET answers the state with its version as ETag")
-  func get() throws {
+  @Test("GET answers the state with its version as ETag", arguments: TestBackend.allCases)
+  func get(backend: TestBackend) throws {
+    let app = try TestApp(backend)
+    let client = app.client
+    defer { withExtendedLifetime(app) {} }
     let session = try TestSession(client)
     _ = try session.call("push", ["route": "detail", "params": ["id": 7]])
     let state = try session.get()
@@ -54,8 +61,13 @@ struct SessionAPITests {
     #expect(state.json["path"]?[1]?["params"] == ["id": 7])
   }
 
-  @Test("a whole walk: push, present, back, deep link, teardown, delete")
-  func walk() throws {
+  @Test(
+    "a whole walk: push, present, back, deep link, teardown, delete",
+    arguments: TestBackend.allCases)
+  func walk(backend: TestBackend) throws {
+    let app = try TestApp(backend)
+    let client = app.client
+    defer { withExtendedLifetime(app) {} }
     let session = try TestSession(client)
     let pushed = try session.call("push", ["route": "detail", "params": ["id": 1]])
     #expect(pushed.status == 200)
@@ -90,8 +102,13 @@ struct SessionAPITests {
     #expect(try session.get().status == 404)
   }
 
-  @Test("deleting a session stops every coordinator, children first, then session.ended")
-  func deleteCascade() throws {
+  @Test(
+    "deleting a session stops every coordinator, children first, then session.ended",
+    arguments: TestBackend.allCases)
+  func deleteCascade(backend: TestBackend) throws {
+    let app = try TestApp(backend)
+    let client = app.client
+    defer { withExtendedLifetime(app) {} }
     let session = try TestSession(client)
     _ = try session.call("push", ["route": "detail", "params": ["id": 1]])
     _ = try session.call("present", ["route": "settings"])
@@ -103,8 +120,11 @@ struct SessionAPITests {
     #expect(lastSeq == 3)
   }
 
-  @Test("every refusal is a problem document with a stable code")
-  func refusals() throws {
+  @Test("every refusal is a problem document with a stable code", arguments: TestBackend.allCases)
+  func refusals(backend: TestBackend) throws {
+    let app = try TestApp(backend)
+    let client = app.client
+    defer { withExtendedLifetime(app) {} }
     let session = try TestSession(client)
     let cases: [(String, JSONValue, Int, String)] = [
       ("pop", [:], 409, "nothing_to_pop"),
@@ -135,8 +155,11 @@ struct SessionAPITests {
     #expect(try session.get().json["version"] == 1)
   }
 
-  @Test("a refused batch names the op and changes nothing")
-  func batch() throws {
+  @Test("a refused batch names the op and changes nothing", arguments: TestBackend.allCases)
+  func batch(backend: TestBackend) throws {
+    let app = try TestApp(backend)
+    let client = app.client
+    defer { withExtendedLifetime(app) {} }
     let session = try TestSession(client)
     let ops: JSONValue = [
       "ops": [
@@ -162,8 +185,11 @@ struct SessionAPITests {
     #expect(TestSession.events(applied).count == 2)
   }
 
-  @Test("PUT state keeps the common prefix and its ids")
-  func putState() throws {
+  @Test("PUT state keeps the common prefix and its ids", arguments: TestBackend.allCases)
+  func putState(backend: TestBackend) throws {
+    let app = try TestApp(backend)
+    let client = app.client
+    defer { withExtendedLifetime(app) {} }
     let session = try TestSession(client)
     _ = try session.call("push", ["route": "detail", "params": ["id": 1]])
     let response = try client.json(
@@ -180,8 +206,13 @@ struct SessionAPITests {
     #expect(ids == ["c1", "c2", "c3"])
   }
 
-  @Test("If-Match applies only at that version; 412 carries the current one")
-  func ifMatch() throws {
+  @Test(
+    "If-Match applies only at that version; 412 carries the current one",
+    arguments: TestBackend.allCases)
+  func ifMatch(backend: TestBackend) throws {
+    let app = try TestApp(backend)
+    let client = app.client
+    defer { withExtendedLifetime(app) {} }
     let session = try TestSession(client)
     let stale = try session.call(
       "push", ["route": "detail", "params": ["id": 1]], headers: [("If-Match", "\"7\"")])
@@ -194,8 +225,13 @@ struct SessionAPITests {
     #expect(fresh.header("ETag") == "\"2\"")
   }
 
-  @Test("a percent-encoded If-Match, as some generated clients send it, is read decoded")
-  func percentEncodedIfMatch() throws {
+  @Test(
+    "a percent-encoded If-Match, as some generated clients send it, is read decoded",
+    arguments: TestBackend.allCases)
+  func percentEncodedIfMatch(backend: TestBackend) throws {
+    let app = try TestApp(backend)
+    let client = app.client
+    defer { withExtendedLifetime(app) {} }
     let session = try TestSession(client)
     let stale = try session.call(
       "push", ["route": "detail", "params": ["id": 1]], headers: [("If-Match", "%227%22")])
@@ -205,8 +241,13 @@ struct SessionAPITests {
     #expect(fresh.status == 200)
   }
 
-  @Test("Prefer: return=minimal answers {version, events} without the state, and says so")
-  func preferReturnMinimal() throws {
+  @Test(
+    "Prefer: return=minimal answers {version, events} without the state, and says so",
+    arguments: TestBackend.allCases)
+  func preferReturnMinimal(backend: TestBackend) throws {
+    let app = try TestApp(backend)
+    let client = app.client
+    defer { withExtendedLifetime(app) {} }
     let session = try TestSession(client)
     let minimal = try session.call(
       "push", ["route": "detail", "params": ["id": 1]], headers: [("Prefer", "return=minimal")])
@@ -228,8 +269,13 @@ struct SessionAPITests {
     #expect(full.json["session"]?["version"] == 4)
   }
 
-  @Test("every state carries allowed: GET, creation and mutation answers")
-  func allowedInEveryState() throws {
+  @Test(
+    "every state carries allowed: GET, creation and mutation answers",
+    arguments: TestBackend.allCases)
+  func allowedInEveryState(backend: TestBackend) throws {
+    let app = try TestApp(backend)
+    let client = app.client
+    defer { withExtendedLifetime(app) {} }
     let session = try TestSession(client)
     let created = session.created.json["session"]?["allowed"]
     #expect(created?["push"] == ["detail"])
@@ -242,8 +288,13 @@ struct SessionAPITests {
     #expect(state["allowed"]?["sheet"] == ["detail", "settings"])
   }
 
-  @Test("tokens: none is 401, a wrong one and an unknown session are the same 404")
-  func auth() throws {
+  @Test(
+    "tokens: none is 401, a wrong one and an unknown session are the same 404",
+    arguments: TestBackend.allCases)
+  func auth(backend: TestBackend) throws {
+    let app = try TestApp(backend)
+    let client = app.client
+    defer { withExtendedLifetime(app) {} }
     let session = try TestSession(client)
     let missing = try client.request("GET", session.path)
     #expect(missing.status == 401)
@@ -258,8 +309,13 @@ struct SessionAPITests {
     #expect(malformed.json["code"] == "invalid_token")
   }
 
-  @Test("malformed JSON 400, wrong media type 415, deep nesting refused, huge body 413")
-  func hostileBodies() throws {
+  @Test(
+    "malformed JSON 400, wrong media type 415, deep nesting refused, huge body 413",
+    arguments: [TestBackend.live])
+  func hostileBodies(backend: TestBackend) throws {
+    let app = try TestApp(backend)
+    let client = app.client
+    defer { withExtendedLifetime(app) {} }
     let session = try TestSession(client)
     let auth = [("Authorization", "Bearer \(session.token)")]
     let malformed = try client.request(
@@ -283,8 +339,11 @@ struct SessionAPITests {
     #expect(try client.request("GET", "/healthz").status == 200)
   }
 
-  @Test("unknown path 404, wrong method 405 with Allow")
-  func routing() throws {
+  @Test("unknown path 404, wrong method 405 with Allow", arguments: TestBackend.allCases)
+  func routing(backend: TestBackend) throws {
+    let app = try TestApp(backend)
+    let client = app.client
+    defer { withExtendedLifetime(app) {} }
     let notFound = try client.request("GET", "/v1/nothing")
     #expect(notFound.status == 404)
     let wrongMethod = try client.request("PATCH", "/v1/sessions")
@@ -292,18 +351,23 @@ struct SessionAPITests {
     #expect(wrongMethod.header("Allow")?.contains("POST") == true)
   }
 
-  @Test("creation beyond --max-sessions is refused with 503 and Retry-After")
-  func sessionLimit() throws {
-    let small = try ServerProcess(["--max-sessions", "2", "--max-sessions-per-ip", "2"])
-    defer { small.stop() }
-    _ = try TestSession(small.client)
-    _ = try TestSession(small.client)
-    let refused = try small.client.json("POST", "/v1/sessions")
+  @Test(
+    "creation beyond --max-sessions is refused with 503 and Retry-After",
+    arguments: TestBackend.allCases)
+  func sessionLimit(backend: TestBackend) throws {
+    let app = try TestApp(backend) { configuration in
+      configuration.store.maxSessions = 2
+      configuration.store.maxSessionsPerClient = 2
+    }
+    _ = try app.session()
+    _ = try app.session()
+    let refused = try app.client.json("POST", "/v1/sessions")
     #expect(refused.status == 503)
     #expect(refused.header("Retry-After") != nil)
     #expect(refused.json["code"] == "too_many_sessions")
   }
 
+  /// The binary's default for --max-sessions-per-ip: a process of its own.
   @Test("one client address holds at most a tenth of --max-sessions by default: 429 beyond")
   func sessionsPerClient() throws {
     let server = try ServerProcess(["--max-sessions", "20"])

@@ -1,4 +1,5 @@
 import NavStateTestSupport
+import NavStateTesting
 import Testing
 
 /// `--trusted-proxy`: behind a proxy, sessions are counted per client by X-Forwarded-For.

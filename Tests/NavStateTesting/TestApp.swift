@@ -1,0 +1,73 @@
+import Foundation
+import Logging
+public import NavJSON
+public import NavStateApp
+public import NavStateEngine
+import NavStateTestSupport
+import NavigationCore
+
+/// NavState for a test, on one of two backends with one configuration: the router in process
+/// (``RouterClient``: fast, no socket) or the whole application listening on a free port in
+/// process (``LiveApp``). HTTP-rule suites run on either; only what needs a process of its own
+/// (signals, crashes, the binary's command line, clusters) starts the binary
+/// (``ServerProcess``).
+public enum TestBackend: String, CaseIterable, Sendable, CustomStringConvertible {
+  case router
+  case live
+
+  public var description: String { rawValue }
+}
+
+/// A started NavState and a client for it; a live one stops when this is released.
+public final class TestApp: @unchecked Sendable {
+  public let client: any TestClient
+  public let backend: TestBackend
+  /// The store requests reach (the router's, or the running application's).
+  public let store: SessionStore?
+  private let application: NavStateApplication?
+
+  /// The default configuration with the built-in graphs, port 0 and no data directory, changed
+  /// by `configure`.
+  public init(
+    _ backend: TestBackend,
+    _ configure: (inout NavStateApplication.Configuration) throws -> Void =
+      { _ in }
+  ) throws {
+    var configuration = NavStateApplication.Configuration()
+    configuration.port = 0
+    configuration.graphs = try StartupFiles.load(files: [])
+    configuration.snapshotInterval = 0
+    try configure(&configuration)
+    self.backend = backend
+    switch backend {
+    case .router:
+      let store = SessionStore(
+        catalog: GraphCatalog(configuration.graphs), defaultGraph: configuration.defaultGraph,
+        configuration: configuration.store)
+      client = RouterClient(store: store)
+      self.store = store
+      application = nil
+    case .live:
+      let application = NavStateApplication(
+        configuration: configuration,
+        logger: Logger(label: "navstate.test") { _ in SwiftLogNoOpLogHandler() })
+      try application.start()
+      guard let port = application.port else { throw TestAppFailure.notListening }
+      client = HTTPTestClient(port: UInt16(port))
+      self.application = application
+      store = nil
+    }
+  }
+
+  deinit { application?.stop() }
+
+  /// Opens a session (the default graph unless `body` says otherwise).
+  public func session(_ body: JSONValue? = nil, token: String? = nil) throws -> TestSession {
+    try TestSession(client, body: body, token: token)
+  }
+}
+
+public enum TestAppFailure: Error {
+  case notListening
+  case notCreated(Int, String)
+}
