@@ -10,9 +10,11 @@ import Testing
 
 @Suite("Event streams")
 struct EventStreamTests {
-  @Test("a stream starts with reset, then carries every event with its seq as id")
-  func liveEvents() throws {
-    let server = try ServerProcess()
+  @Test(
+    "a stream starts with reset, then carries every event with its seq as id",
+    arguments: [TestBackend.live])
+  func liveEvents(backend: TestBackend) throws {
+    let server = try TestApp(backend)
     defer { server.stop() }
     let session = try TestSession(server.client)
     let stream = try EventStreamClient(
@@ -52,9 +54,11 @@ struct EventStreamTests {
     #expect(seqs == [lastSeq - 2, lastSeq - 1, lastSeq])
   }
 
-  @Test("events/stream is an operation of its own; events without an SSE Accept is JSON")
-  func streamHasItsOwnOperation() throws {
-    let server = try ServerProcess()
+  @Test(
+    "events/stream is an operation of its own; events without an SSE Accept is JSON",
+    arguments: [TestBackend.live])
+  func streamHasItsOwnOperation(backend: TestBackend) throws {
+    let server = try TestApp(backend)
     defer { server.stop() }
     let session = try TestSession(server.client)
     let stream = try EventStreamClient(
@@ -118,9 +122,9 @@ struct EventStreamTests {
     #expect(recent.json["events"]?.arrayValue?.compactMap { $0["seq"]?.intValue } == [6, 7])
   }
 
-  @Test("two subscribers see the same sequence")
-  func twoSubscribers() throws {
-    let server = try ServerProcess()
+  @Test("two subscribers see the same sequence", arguments: [TestBackend.live])
+  func twoSubscribers(backend: TestBackend) throws {
+    let server = try TestApp(backend)
     defer { server.stop() }
     let session = try TestSession(server.client)
     let first = try EventStreamClient(
@@ -138,9 +142,11 @@ struct EventStreamTests {
     #expect(a.map(\.data) == b.map(\.data))
   }
 
-  @Test("deleting the session ends its streams after the stopped events and session.ended")
-  func endsWithSession() throws {
-    let server = try ServerProcess()
+  @Test(
+    "deleting the session ends its streams after the stopped events and session.ended",
+    arguments: [TestBackend.live])
+  func endsWithSession(backend: TestBackend) throws {
+    let server = try TestApp(backend)
     defer { server.stop() }
     let session = try TestSession(server.client)
     _ = try session.call("push", ["route": "detail", "params": ["id": 1]])
@@ -232,9 +238,10 @@ struct EventStreamTests {
     #expect((threads ?? 1000) < 20)
   }
 
-  @Test("SIGTERM with open streams exits 0, fast, and ends the streams")
-  func shutdownWithStreams() throws {
-    let server = try ServerProcess()
+  @Test(
+    "SIGTERM with open streams exits 0, fast, and ends the streams", arguments: [TestBackend.live])
+  func shutdownWithStreams(backend: TestBackend) throws {
+    let server = try TestApp(backend)
     let session = try TestSession(server.client)
     let streams = try (0..<20).map { _ in
       try EventStreamClient(port: server.port, path: "\(session.path)/events", token: session.token)

@@ -23,9 +23,11 @@ struct IdempotencyTests {
     try session.get().json["version"]?.intValue
   }
 
-  @Test("a repeat with the same key is the same answer, marked replayed, and changes nothing")
-  func replayed() throws {
-    let server = try ServerProcess()
+  @Test(
+    "a repeat with the same key is the same answer, marked replayed, and changes nothing",
+    arguments: TestBackend.allCases)
+  func replayed(backend: TestBackend) throws {
+    let server = try TestApp(backend)
     defer { server.stop() }
     let session = try TestSession(server.client)
     let first = try push(session, id: 1, key: "order-1")
@@ -43,9 +45,11 @@ struct IdempotencyTests {
     #expect(try push(session, id: 1, key: nil).json["version"] == 3)
   }
 
-  @Test("the same key with another body or path is 422 idempotency_key_reused")
-  func reused() throws {
-    let server = try ServerProcess()
+  @Test(
+    "the same key with another body or path is 422 idempotency_key_reused",
+    arguments: TestBackend.allCases)
+  func reused(backend: TestBackend) throws {
+    let server = try TestApp(backend)
     defer { server.stop() }
     let session = try TestSession(server.client)
     #expect(try push(session, id: 1, key: "k").status == 200)
@@ -58,9 +62,11 @@ struct IdempotencyTests {
     #expect(try version(session) == 2)
   }
 
-  @Test("a refusal (4xx) is a decision too: its repeat is replayed, even once it would succeed")
-  func refusalsRemembered() throws {
-    let server = try ServerProcess()
+  @Test(
+    "a refusal (4xx) is a decision too: its repeat is replayed, even once it would succeed",
+    arguments: TestBackend.allCases)
+  func refusalsRemembered(backend: TestBackend) throws {
+    let server = try TestApp(backend)
     defer { server.stop() }
     let session = try TestSession(server.client)
     let refused = try session.call("pop", [:], headers: [("Idempotency-Key", "p")])
@@ -74,9 +80,9 @@ struct IdempotencyTests {
     #expect(try version(session) == 2)
   }
 
-  @Test("keys belong to their session")
-  func perSession() throws {
-    let server = try ServerProcess()
+  @Test("keys belong to their session", arguments: TestBackend.allCases)
+  func perSession(backend: TestBackend) throws {
+    let server = try TestApp(backend)
     defer { server.stop() }
     let one = try TestSession(server.client)
     let two = try TestSession(server.client)
@@ -87,9 +93,11 @@ struct IdempotencyTests {
     #expect(try version(two) == 2)
   }
 
-  @Test("a key is 1 to 64 visible ASCII characters, sent once; anything else is 400")
-  func invalidKeys() throws {
-    let server = try ServerProcess()
+  @Test(
+    "a key is 1 to 64 visible ASCII characters, sent once; anything else is 400",
+    arguments: TestBackend.allCases)
+  func invalidKeys(backend: TestBackend) throws {
+    let server = try TestApp(backend)
     defer { server.stop() }
     let session = try TestSession(server.client)
     for key in [String(repeating: "k", count: 65), "a b", "caf\u{e9}"] {
@@ -103,9 +111,11 @@ struct IdempotencyTests {
     #expect(try push(session, id: 1, key: String(repeating: "k", count: 64)).status == 200)
   }
 
-  @Test("every session mutation takes a key: PUT state, teardown (204) and DELETE")
-  func everyMutation() throws {
-    let server = try ServerProcess()
+  @Test(
+    "every session mutation takes a key: PUT state, teardown (204) and DELETE",
+    arguments: TestBackend.allCases)
+  func everyMutation(backend: TestBackend) throws {
+    let server = try TestApp(backend)
     defer { server.stop() }
     let session = try TestSession(server.client)
     let state: JSONValue = [
@@ -142,9 +152,9 @@ struct IdempotencyTests {
     #expect(deleted.status == 204)
   }
 
-  @Test("the newest 256 keys are kept; the oldest then goes")
-  func capacity() throws {
-    let server = try ServerProcess()
+  @Test("the newest 256 keys are kept; the oldest then goes", arguments: TestBackend.allCases)
+  func capacity(backend: TestBackend) throws {
+    let server = try TestApp(backend)
     defer { server.stop() }
     let session = try TestSession(server.client)
     for index in 0...256 {

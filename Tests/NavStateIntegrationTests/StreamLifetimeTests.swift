@@ -26,9 +26,11 @@ struct StreamLifetimeTests {
     return nil
   }
 
-  @Test("retry: is a field of the first event's block, never a block of its own")
-  func retryWithFirstEvent() throws {
-    let server = try ServerProcess()
+  @Test(
+    "retry: is a field of the first event's block, never a block of its own",
+    arguments: [TestBackend.live])
+  func retryWithFirstEvent(backend: TestBackend) throws {
+    let server = try TestApp(backend)
     defer { server.stop() }
     let session = try TestSession(server.client)
     let fresh = try EventStreamClient(
@@ -122,9 +124,11 @@ struct StreamLifetimeTests {
     #expect(streams.count == 150)
   }
 
-  @Test("resuming a session that ended meanwhile: 410 session_ended to the token holder")
-  func endedSessionIsGone() throws {
-    let server = try ServerProcess()
+  @Test(
+    "resuming a session that ended meanwhile: 410 session_ended to the token holder",
+    arguments: [TestBackend.live])
+  func endedSessionIsGone(backend: TestBackend) throws {
+    let server = try TestApp(backend)
     defer { server.stop() }
     let session = try TestSession(server.client)
     let other = try TestSession(server.client)

@@ -1,5 +1,6 @@
 import Foundation
 import NavStateTestSupport
+import NavStateTesting
 import Testing
 
 @Suite("The web client's files")
@@ -18,9 +19,11 @@ struct WebClientTests {
     ("/favicon.ico", "favicon.svg", "image/svg+xml"),
   ]
 
-  @Test("each is served byte for byte as on disk (compiled in), with its type and no-cache")
-  func servedAsOnDisk() throws {
-    let server = try ServerProcess()
+  @Test(
+    "each is served byte for byte as on disk (compiled in), with its type and no-cache",
+    arguments: [TestBackend.live])
+  func servedAsOnDisk(backend: TestBackend) throws {
+    let server = try TestApp(backend)
     defer { server.stop() }
     for (path, file, type) in Self.files {
       let onDisk = try [UInt8](Data(contentsOf: Self.folder.appendingPathComponent(file)))
@@ -36,9 +39,11 @@ struct WebClientTests {
     }
   }
 
-  @Test("the page allows nothing inline and refuses framing and referrers")
-  func pageHeaders() throws {
-    let server = try ServerProcess()
+  @Test(
+    "the page allows nothing inline and refuses framing and referrers",
+    arguments: TestBackend.allCases)
+  func pageHeaders(backend: TestBackend) throws {
+    let server = try TestApp(backend)
     defer { server.stop() }
     let page = try server.client.request("GET", "/")
     #expect(

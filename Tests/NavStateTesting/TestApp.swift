@@ -61,6 +61,19 @@ public final class TestApp: @unchecked Sendable {
 
   deinit { application?.stop() }
 
+  /// The port a live backend listens on (the router listens on none: 0).
+  public var port: UInt16 { application?.port.map { UInt16($0) } ?? 0 }
+
+  /// Stops a live backend now (as its release would); answers 0, as a graceful stop does.
+  @discardableResult
+  public func stop() -> Int32 {
+    application?.stop()
+    return 0
+  }
+
+  /// The sample of the unlabelled series `name` on `/metrics`, if it is there.
+  public func metric(_ name: String) throws -> Double? { try client.metric(name) }
+
   /// Opens a session (the default graph unless `body` says otherwise).
   public func session(_ body: JSONValue? = nil, token: String? = nil) throws -> TestSession {
     try TestSession(client, body: body, token: token)
