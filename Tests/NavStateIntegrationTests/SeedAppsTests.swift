@@ -6,7 +6,7 @@ import Testing
 /// The three apps of the articles the spec grew from, driven end to end over HTTP, against one
 /// server (SeedAppsTests) or through the proxy of a cluster (ClusterTests).
 enum SeedScenarios {
-  static let all: [(name: String, run: @Sendable (HTTPTestClient) throws -> Void)] = [
+  static let all: [(name: String, run: @Sendable (any TestClient) throws -> Void)] = [
     ("masterDetail", masterDetail),
     ("scenes", scenes),
     ("login", login),
@@ -14,7 +14,7 @@ enum SeedScenarios {
     ("tabs", tabs),
   ]
 
-  static func masterDetail(_ client: HTTPTestClient) throws {
+  static func masterDetail(_ client: any TestClient) throws {
     let session = try TestSession(client)
     let detail = try session.call("push", ["route": "detail", "params": ["id": 42]])
     #expect(TestSession.routes(detail) == ["master", "detail"])
@@ -29,7 +29,7 @@ enum SeedScenarios {
     #expect(popped.json["events"]?[0]?["reason"] == "pop")
   }
 
-  static func scenes(_ client: HTTPTestClient) throws {
+  static func scenes(_ client: any TestClient) throws {
     let session = try TestSession(client, body: ["root": ["route": "scene1"]])
     let toScene2 = try session.call("push", ["route": "scene2", "params": ["text": "hello"]])
     #expect(toScene2.json["session"]?["path"]?[1]?["params"] == ["text": "hello"])
@@ -55,7 +55,7 @@ enum SeedScenarios {
         == "route_not_allowed")
   }
 
-  static func login(_ client: HTTPTestClient) throws {
+  static func login(_ client: any TestClient) throws {
     let session = try TestSession(client, body: ["root": ["route": "login"]])
     let forgot = try session.call("present", ["route": "forgotPassword"])
     #expect(forgot.json["session"]?["path"]?[1]?["presentation"] == "sheet")
@@ -74,7 +74,7 @@ enum SeedScenarios {
     #expect(TestSession.routes(root) == ["login"])
   }
 
-  static func teardownCascade(_ client: HTTPTestClient) throws {
+  static func teardownCascade(_ client: any TestClient) throws {
     let session = try TestSession(client)
     _ = try session.call("push", ["route": "detail", "params": ["id": 1]])  // c2
     _ = try session.call("push", ["route": "detail", "params": ["id": 2]])  // c3
@@ -94,7 +94,7 @@ enum SeedScenarios {
     #expect(tabTeardown.json["code"] == "cannot_tear_down_tab")
   }
 
-  static func tabs(_ client: HTTPTestClient) throws {
+  static func tabs(_ client: any TestClient) throws {
     let session = try TestSession(client, body: ["root": ["route": "tabs"]])
     #expect(TestSession.routes(session.created) == ["tabs", "home"])
     let byName = try session.call("select-tab", ["tab": "profile"])
@@ -112,24 +112,38 @@ enum SeedScenarios {
 
 @Suite("The seeds' apps over HTTP")
 struct SeedAppsTests {
-  let server: ServerProcess
-
-  init() throws {
-    server = try ServerProcess()
+  /// Runs `scenario` on a new app of `backend`, kept until it is done.
+  private func run(_ backend: TestBackend, _ scenario: (any TestClient) throws -> Void) throws {
+    let app = try TestApp(backend)
+    try withExtendedLifetime(app) { try scenario(app.client) }
   }
 
-  @Test("master/detail: push a detail, present settings as a sheet from it, dismiss, pop")
-  func masterDetail() throws { try SeedScenarios.masterDetail(server.client) }
+  @Test(
+    "master/detail: push a detail, present settings as a sheet from it, dismiss, pop",
+    arguments: TestBackend.allCases)
+  func masterDetail(backend: TestBackend) throws {
+    try run(backend, SeedScenarios.masterDetail)
+  }
 
-  @Test("scene1 passes text to scene2 (push) and scene3 (sheet) and refuses anything else")
-  func scenes() throws { try SeedScenarios.scenes(server.client) }
+  @Test(
+    "scene1 passes text to scene2 (push) and scene3 (sheet) and refuses anything else",
+    arguments: TestBackend.allCases)
+  func scenes(backend: TestBackend) throws { try run(backend, SeedScenarios.scenes) }
 
-  @Test("login: forgotPassword sheet, signup cover, dashboard push, pop and popToRoot")
-  func login() throws { try SeedScenarios.login(server.client) }
+  @Test(
+    "login: forgotPassword sheet, signup cover, dashboard push, pop and popToRoot",
+    arguments: TestBackend.allCases)
+  func login(backend: TestBackend) throws { try run(backend, SeedScenarios.login) }
 
-  @Test("a teardown cascade, event by event: deepest first, then the torn-down one")
-  func teardownCascade() throws { try SeedScenarios.teardownCascade(server.client) }
+  @Test(
+    "a teardown cascade, event by event: deepest first, then the torn-down one",
+    arguments: TestBackend.allCases)
+  func teardownCascade(backend: TestBackend) throws {
+    try run(backend, SeedScenarios.teardownCascade)
+  }
 
-  @Test("tabs: select by index and by name; tab.selected names the container")
-  func tabs() throws { try SeedScenarios.tabs(server.client) }
+  @Test(
+    "tabs: select by index and by name; tab.selected names the container",
+    arguments: TestBackend.allCases)
+  func tabs(backend: TestBackend) throws { try run(backend, SeedScenarios.tabs) }
 }
