@@ -150,4 +150,20 @@ import Testing
       headers: [("Content-Type", "application/merge-patch+json; charset=utf-8")])
     #expect(patched.status == 200, "\(patched.text)")
   }
+
+  @Test("a creation whose body is not declared JSON is 415 and makes no session")
+  func creationMediaType() throws {
+    let api = try api()
+    for headers in [[], [("Content-Type", "text/plain")]] {
+      let refused = api.client.send(
+        "POST", "/v1/sessions", headers: headers, body: Array("{}".utf8))
+      #expect(refused.status == 415)
+      #expect(refused.code == "unsupported_media_type")
+    }
+    #expect(api.store.liveSessions == 0)
+    let created = api.send("POST", "/v1/sessions", json: [:])
+    #expect(created.status == 201)
+    #expect(created.json.objectValue?.keys.sorted() == ["session", "token"])
+    #expect(api.store.liveSessions == 1)
+  }
 }

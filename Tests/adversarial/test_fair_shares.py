@@ -25,13 +25,3 @@ def test_per_address_session_cap(server):
     create_session(srv.port)
     refused, _, _ = create_session(srv.port, expect=429)
     assert_share_refused(refused)
-
-
-def test_default_share_is_a_tenth_of_max_sessions(server):
-    srv = server("--max-sessions", "50")
-    for _ in range(5):
-        create_session(srv.port)
-    refused, _, _ = create_session(srv.port, expect=429)
-    assert_share_refused(refused)
-    create_session(srv.port, source=OTHER_SOURCE)
-    assert_served(srv.port)
