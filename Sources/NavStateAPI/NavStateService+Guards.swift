@@ -9,9 +9,10 @@ extension NavStateService {
   /// `PUT .../context` replaces the context; `PATCH` applies an RFC 7396 merge patch to it. The
   /// backend's alone (403 `backend_only` for a session token).
   func setContext(
-    _ request: HTTPRequest, key: SessionID?, merge: Bool, idempotency: IdempotencyClaim?
+    _ request: HTTPRequest, _ authorized: Authorized, merge: Bool,
+    idempotency: IdempotencyClaim?
   ) throws(APIProblem) -> HTTPResponse {
-    let (record, caller) = try authorizeCaller(key, request)
+    let (record, caller) = (authorized.record, authorized.caller)
     guard caller == .backend else {
       throw APIProblem(.backendOnly(what: "setting a session's context"))
     }
@@ -65,10 +66,10 @@ extension NavStateService {
 
   /// `PUT .../coordinators/{cid}/leave-guard {reason}` sets one; `DELETE` clears it.
   func setLeaveGuard(
-    _ request: HTTPRequest, key: SessionID?, coordinator: String, clear: Bool,
+    _ request: HTTPRequest, _ authorized: Authorized, coordinator: String, clear: Bool,
     idempotency: IdempotencyClaim?
   ) throws(APIProblem) -> HTTPResponse {
-    let (record, caller) = try authorizeCaller(key, request)
+    let (record, caller) = (authorized.record, authorized.caller)
     guard let target = CoordinatorID(coordinator) else {
       throw APIProblem(
         NavigationError(

@@ -9,15 +9,19 @@ extension NavStateService {
   /// request decided (2xx or 4xx) under the key is remembered with its answer: a repeat of it is
   /// answered the same (`Idempotent-Replayed: true`) and changes nothing, another request under
   /// the key is 422, and a repeat while the first is being decided is 409.
+  ///
+  /// The token is checked once, here, and the session and caller it names handed to `work`.
   func mutation(
     _ request: HTTPRequest, key sessionKey: SessionID?,
-    _ work: (IdempotencyClaim?) throws(APIProblem) -> HTTPResponse
+    _ work: (IdempotencyClaim?, Authorized) throws(APIProblem) -> HTTPResponse
   ) -> HTTPResponse {
     // Looked up in place first: most requests carry no key, and pay no String for it.
     guard request.headers.withFirstValue("idempotency-key", { $0 != nil }),
       let idempotencyKey = request.headers["idempotency-key"]
     else {
-      return answer { () throws(APIProblem) in try work(nil) }
+      return answer { () throws(APIProblem) in
+        try work(nil, Authorized(try authorizeCaller(sessionKey, request)))
+      }
     }
     return answer { () throws(APIProblem) in
       guard request.headers.values("idempotency-key").count == 1,
@@ -40,7 +44,8 @@ extension NavStateService {
       case .inUse: throw APIProblem.idempotencyKeyInUse
       case .reused: throw APIProblem.idempotencyKeyReused
       }
-      let response = answer { () throws(APIProblem) in try work(claim) }
+      let authorized = Authorized(record: record, caller: caller)
+      let response = answer { () throws(APIProblem) in try work(claim, authorized) }
       settle(claim, of: record, with: response)
       return response
     }
@@ -88,4 +93,19 @@ extension APIProblem {
     status: 422, code: "idempotency_key_reused", title: "Idempotency key reused",
     detail:
       "this Idempotency-Key was used for another request (method, path or body) on this session")
+}
+
+/// A session and who calls it, the token checked once per request.
+struct Authorized {
+  let record: SessionRecord
+  let caller: Caller
+
+  init(record: SessionRecord, caller: Caller) {
+    self.record = record
+    self.caller = caller
+  }
+
+  init(_ checked: (record: SessionRecord, caller: Caller)) {
+    self.init(record: checked.record, caller: checked.caller)
+  }
 }

@@ -8,10 +8,10 @@ import NavigationCore
 /// The navigation operations: every mutation goes through `apply`.
 extension NavStateService {
   func teardown(
-    _ request: HTTPRequest, key: SessionID?, coordinator: String,
+    _ request: HTTPRequest, _ authorized: Authorized, coordinator: String,
     idempotency: IdempotencyClaim? = nil
   ) throws(APIProblem) -> HTTPResponse {
-    let (record, caller) = try authorizeCaller(key, request)
+    let (record, caller) = (authorized.record, authorized.caller)
     guard let target = CoordinatorID(coordinator) else {
       throw APIProblem(
         NavigationError(
@@ -25,10 +25,10 @@ extension NavStateService {
   }
 
   func mutate(
-    _ request: HTTPRequest, key: SessionID?, operation: Operation,
+    _ request: HTTPRequest, _ authorized: Authorized, operation: Operation,
     idempotency: IdempotencyClaim? = nil
   ) throws(APIProblem) -> HTTPResponse {
-    let (record, caller) = try authorizeCaller(key, request)
+    let (record, caller) = (authorized.record, authorized.caller)
     return try apply(
       try command(operation, for: request), to: record, by: caller, request: request,
       idempotency: idempotency

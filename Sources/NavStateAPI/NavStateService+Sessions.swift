@@ -66,8 +66,10 @@ extension NavStateService {
     return Self.json(200, state.takeBody(), etag: version)
   }
 
-  func deleteSession(_ request: HTTPRequest, key: SessionID?) throws(APIProblem) -> HTTPResponse {
-    let record = try authorize(key, request)
+  func deleteSession(_ request: HTTPRequest, _ authorized: Authorized) throws(APIProblem)
+    -> HTTPResponse
+  {
+    let record = authorized.record
     let precondition = Self.precondition(request)
     try engine { () throws(EngineRefusal) in try store.delete(record, precondition: precondition) }
     logger.debug("session deleted", metadata: ["session": "\(record.id)"])

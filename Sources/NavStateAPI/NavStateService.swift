@@ -56,36 +56,36 @@ public final class NavStateService: Sendable {
     }
     router.add("DELETE", "/v1/sessions/{sid}") { [self] request, params in
       let key = sessionKey(params)
-      return mutation(request, key: key) { (_) throws(APIProblem) in
-        try deleteSession(request, key: key)
+      return mutation(request, key: key) { (_, authorized) throws(APIProblem) in
+        try deleteSession(request, authorized)
       }
     }
     for operation in Operation.posted {
       router.add("POST", "/v1/sessions/{sid}/\(operation.rawValue)") { [self] request, params in
         let key = sessionKey(params)
-        return mutation(request, key: key) { (claim) throws(APIProblem) in
-          try mutate(request, key: key, operation: operation, idempotency: claim)
+        return mutation(request, key: key) { (claim, authorized) throws(APIProblem) in
+          try mutate(request, authorized, operation: operation, idempotency: claim)
         }
       }
     }
     router.add("PUT", "/v1/sessions/{sid}/state") { [self] request, params in
       let key = sessionKey(params)
-      return mutation(request, key: key) { (claim) throws(APIProblem) in
-        try mutate(request, key: key, operation: .state, idempotency: claim)
+      return mutation(request, key: key) { (claim, authorized) throws(APIProblem) in
+        try mutate(request, authorized, operation: .state, idempotency: claim)
       }
     }
     router.add("DELETE", "/v1/sessions/{sid}/coordinators/{cid}") { [self] request, params in
       let key = sessionKey(params)
       let coordinator = params["cid"] ?? ""
-      return mutation(request, key: key) { (claim) throws(APIProblem) in
-        try teardown(request, key: key, coordinator: coordinator, idempotency: claim)
+      return mutation(request, key: key) { (claim, authorized) throws(APIProblem) in
+        try teardown(request, authorized, coordinator: coordinator, idempotency: claim)
       }
     }
     for (method, merge) in [("PUT", false), ("PATCH", true)] {
       router.add(method, "/v1/sessions/{sid}/context") { [self] request, params in
         let key = sessionKey(params)
-        return mutation(request, key: key) { (claim) throws(APIProblem) in
-          try setContext(request, key: key, merge: merge, idempotency: claim)
+        return mutation(request, key: key) { (claim, authorized) throws(APIProblem) in
+          try setContext(request, authorized, merge: merge, idempotency: claim)
         }
       }
     }
@@ -94,9 +94,9 @@ public final class NavStateService: Sendable {
         [self] request, params in
         let key = sessionKey(params)
         let coordinator = params["cid"] ?? ""
-        return mutation(request, key: key) { (claim) throws(APIProblem) in
+        return mutation(request, key: key) { (claim, authorized) throws(APIProblem) in
           try setLeaveGuard(
-            request, key: key, coordinator: coordinator, clear: clear, idempotency: claim)
+            request, authorized, coordinator: coordinator, clear: clear, idempotency: claim)
         }
       }
     }

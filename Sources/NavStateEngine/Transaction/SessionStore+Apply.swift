@@ -104,7 +104,9 @@ extension SessionStore {
     // destroyed through the runtime's generic witnesses (see `Waiting`).
     var waiting: Waiting?
     let prepared = try record.data.withLock {
-      (data) throws(EngineRefusal) -> (version: Int, events: [NavigationEvent], counts: RouteCounts?) in
+      (data) throws(EngineRefusal) -> (
+        version: Int, events: [NavigationEvent], counts: RouteCounts?
+      ) in
       try call(record, &data)
       try change.precondition?.check(data.navigation.version)
       // Near the memory budget, keep what is needed to undo the operation should it grow the
