@@ -72,10 +72,19 @@ extension NavStateService {
         : nil)
   }
 
+  /// A decided answer again: a change's (kept without header fields) worded from its body as
+  /// the live answer was; any other as it was kept.
   private static func replayed(_ decision: IdempotencyLedger.Decision) -> HTTPResponse {
-    var headers = HTTPHeaders(decision.headers.map { ($0.name, $0.value) })
-    headers.add("Idempotent-Replayed", "true")
-    return HTTPResponse(status: decision.status, headers: headers, body: decision.body)
+    var response =
+      decision.status == 200 && decision.headers.isEmpty
+      ? changeAnswer(body: decision.body)
+        ?? HTTPResponse(status: decision.status, headers: HTTPHeaders([]), body: decision.body)
+      : HTTPResponse(
+        status: decision.status,
+        headers: HTTPHeaders(decision.headers.map { ($0.name, $0.value) }),
+        body: decision.body)
+    response.headers.add("Idempotent-Replayed", "true")
+    return response
   }
 }
 

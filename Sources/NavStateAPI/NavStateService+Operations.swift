@@ -68,27 +68,30 @@ extension NavStateService {
     let applied = try engine { () throws(EngineRefusal) in
       try store.apply(
         command, to: record, by: caller, precondition: precondition, minimal: minimal,
-        idempotency: idempotency
-      ) { version in Self.answerHeaders(version: version, minimal: minimal) }
+        idempotency: idempotency)
     }
     let version = applied.version
     let eventCount = applied.eventCount
     var response = Self.json(200, applied.takeAnswer(), etag: version)
-    if minimal { response.headers.add("Preference-Applied", "return=minimal") }
+    Self.addChangeHeaders(to: &response.headers, minimal: minimal)
     return Applied(http: response, events: eventCount)
   }
 
-  /// The answer's header fields as ``apply`` sends them, for an idempotency key's record.
-  private static func answerHeaders(version: Int, minimal: Bool)
-    -> [IdempotencyLedger.Decision.Header]
-  {
-    var headers = [
-      IdempotencyLedger.Decision.Header(name: "Content-Type", value: "application/json"),
-      IdempotencyLedger.Decision.Header(name: "ETag", value: etag(version)),
-    ]
-    if minimal {
-      headers.append(.init(name: "Preference-Applied", value: "return=minimal"))
-    }
-    return headers
+  /// What a change's answer says beyond its JSON and `ETag`, live or replayed (see
+  /// ``changeAnswer(body:)``): one function for both, so they cannot drift apart.
+  static func addChangeHeaders(to headers: inout HTTPHeaders, minimal: Bool) {
+    if minimal { headers.add("Preference-Applied", "return=minimal") }
+  }
+
+  /// A decided change's answer rebuilt from its body (`{version, session?, events}`), as
+  /// ``apply`` answered it: status 200, JSON, `ETag` of its version, and whether it was minimal
+  /// (no `session`). Nil for a body that is not such an answer.
+  static func changeAnswer(body: [UInt8]) -> HTTPResponse? {
+    guard let object = (try? JSONParser.parse(body))?.objectValue,
+      let version = object["version"]?.intValue
+    else { return nil }
+    var response = json(200, body, etag: version)
+    addChangeHeaders(to: &response.headers, minimal: object["session"] == nil)
+    return response
   }
 }

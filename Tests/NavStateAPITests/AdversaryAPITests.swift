@@ -166,4 +166,25 @@ import Testing
     #expect(created.json.objectValue?.keys.sorted() == ["session", "token"])
     #expect(api.store.liveSessions == 1)
   }
+
+  @Test("a replayed change has the live answer's status, header fields and body, minimal or not")
+  func replayedChangeHeaders() throws {
+    let api = try api()
+    let session = try api.createSession()
+    for (key, minimal) in [("full-1", false), ("minimal-1", true)] {
+      var headers = [("Idempotency-Key", key)]
+      if minimal { headers.append(("Prefer", "return=minimal")) }
+      let body: JSONValue = ["route": "detail", "params": ["id": .int(minimal ? 2 : 1)]]
+      let live = session.call("push", body, headers: headers)
+      let replay = session.call("push", body, headers: headers)
+      #expect(live.status == 200)
+      #expect(replay.status == live.status)
+      #expect(replay.body == live.body)
+      #expect(replay.header("Idempotent-Replayed") == "true")
+      for name in ["Content-Type", "ETag", "Preference-Applied"] {
+        #expect(replay.header(name) == live.header(name), "\(name), minimal: \(minimal)")
+      }
+      #expect((live.header("Preference-Applied") != nil) == minimal)
+    }
+  }
 }

@@ -51,12 +51,12 @@ extension SessionStore {
   /// - publish, under the lock: the idempotency key settled, the events sent to open streams,
   ///   the encoded state kept for the next read.
   ///
-  /// With `idempotency`, the change settles its key with its answer, kept in the same record;
-  /// `decisionHeaders` gives the answer's header fields for the version it reached.
+  /// With `idempotency`, the change settles its key with its answer's body, kept in the same
+  /// record (status 200 and no header fields: the API words a change's header fields from its
+  /// body, for the live answer and a replay alike).
   package func apply(
     _ command: Command, to record: SessionRecord, by caller: Caller = .sessionHolder,
-    precondition: VersionPrecondition?, minimal: Bool, idempotency: IdempotencyClaim? = nil,
-    decisionHeaders: @Sendable (Int) -> [IdempotencyLedger.Decision.Header] = { _ in [] }
+    precondition: VersionPrecondition?, minimal: Bool, idempotency: IdempotencyClaim? = nil
   ) throws(EngineRefusal) -> AppliedCommand {
     if caller != .backend, command.isBackendOnly {
       throw EngineRefusal.backendOnly(what: "setting a session's context")
@@ -65,14 +65,14 @@ extension SessionStore {
     let change = Change(
       command: command, precondition: precondition, minimal: minimal, idempotency: idempotency)
     guard let storage, storage.confirmsLater else {
-      return try commit(change, to: record, storage: storage, decisionHeaders: decisionHeaders)
+      return try commit(change, to: record, storage: storage)
     }
     return try record.commitGate.withLock { _ throws(EngineRefusal) in
-      try commit(change, to: record, storage: storage, decisionHeaders: decisionHeaders)
+      try commit(change, to: record, storage: storage)
     }
   }
 
-  /// What a call asks of ``apply(_:to:by:precondition:minimal:idempotency:decisionHeaders:)``.
+  /// What a call asks of ``apply(_:to:by:precondition:minimal:idempotency:)``.
   private struct Change {
     var command: Command
     var precondition: VersionPrecondition?
@@ -96,8 +96,7 @@ extension SessionStore {
   }
 
   private func commit(
-    _ change: Change, to record: SessionRecord, storage: (any SessionStorage)?,
-    decisionHeaders: @Sendable (Int) -> [IdempotencyLedger.Decision.Header]
+    _ change: Change, to record: SessionRecord, storage: (any SessionStorage)?
   ) throws(EngineRefusal) -> AppliedCommand {
     var writer = JSONWriter(capacity: change.minimal ? 512 : 2048)
     // Set only when the store confirms later; kept out of the closure's result, whose tuple is
@@ -147,8 +146,7 @@ extension SessionStore {
         decided = (
           idempotency.key,
           IdempotencyLedger.Decision(
-            fingerprint: idempotency.fingerprint, status: 200,
-            headers: decisionHeaders(data.navigation.version), body: writer.bytes)
+            fingerprint: idempotency.fingerprint, status: 200, headers: [], body: writer.bytes)
         )
       }
       if let storage, let undoNavigation {
