@@ -1,5 +1,7 @@
 import Foundation
 import NavJSON
+import NavStateApp
+import NavStateEngine
 import NavStateTestSupport
 import NavStateTesting
 import Testing
@@ -56,9 +58,11 @@ struct ConcurrencyTests {
     #expect(seqs == Array(1...seqs.count))
   }
 
-  @Test("an idle session expires after --session-ttl")
-  func expiry() throws {
-    let server = try ServerProcess(["--session-ttl", "0.5"])
+  @Test("an idle session expires after --session-ttl", arguments: TestBackend.allCases)
+  func expiry(backend: TestBackend) throws {
+    let server = try TestApp(backend) { configuration in
+      configuration.store.sessionTTLSeconds = 0.5
+    }
     defer { server.stop() }
     let session = try TestSession(server.client)
     #expect(try session.get().status == 200)
@@ -94,9 +98,11 @@ struct IfMatchRaceTests {
     #expect(try session.get().json["version"] == 2)
   }
 
-  @Test("DELETE with a stale If-Match is refused and the session lives on")
-  func staleDelete() throws {
-    let server = try ServerProcess()
+  @Test(
+    "DELETE with a stale If-Match is refused and the session lives on",
+    arguments: TestBackend.allCases)
+  func staleDelete(backend: TestBackend) throws {
+    let server = try TestApp(backend)
     defer { server.stop() }
     let session = try TestSession(server.client)
     let refused = try server.client.json(

@@ -1,5 +1,8 @@
 import Foundation
+import MicroHTTPServer
 import NavJSON
+import NavStateApp
+import NavStateEngine
 import NavStateTestSupport
 import NavStateTesting
 import Testing
@@ -32,9 +35,13 @@ struct EventStreamTests {
     #expect((try? JSONParser.parse(events[2].data))?["result"] == "done")
   }
 
-  @Test("the event log is capped in bytes too: the oldest go, and asking for them gets a reset")
-  func byteCappedLog() throws {
-    let server = try ServerProcess(["--event-buffer-bytes", "2048"])
+  @Test(
+    "the event log is capped in bytes too: the oldest go, and asking for them gets a reset",
+    arguments: TestBackend.allCases)
+  func byteCappedLog(backend: TestBackend) throws {
+    let server = try TestApp(backend) { configuration in
+      configuration.store.eventBufferBytes = 2048
+    }
     defer { server.stop() }
     let session = try TestSession(server.client)
     for id in 1...100 {
@@ -74,9 +81,14 @@ struct EventStreamTests {
     #expect(catchUp.json["lastSeq"] == 1)
   }
 
-  @Test("a stream opens whatever the size of its first message (a large reset)")
-  func largeReset() throws {
-    let server = try ServerProcess(["--max-body-bytes", "400000"])
+  @Test(
+    "a stream opens whatever the size of its first message (a large reset)",
+    arguments: [TestBackend.live])
+  func largeReset(backend: TestBackend) throws {
+    let server = try TestApp(backend) { configuration in
+      configuration.store.maxRequestBytes = 400000
+      configuration.server.maxBodyBytes = 400000
+    }
     defer { server.stop() }
     let session = try TestSession(server.client, body: ["root": ["route": "scene1"]])
     let text = String(repeating: "x", count: 150_000)
@@ -89,9 +101,13 @@ struct EventStreamTests {
     #expect(reset.data.count > 300_000)
   }
 
-  @Test("Last-Event-ID resumes after it; too old an id gets one reset with the state")
-  func resume() throws {
-    let server = try ServerProcess(["--event-buffer", "4"])
+  @Test(
+    "Last-Event-ID resumes after it; too old an id gets one reset with the state",
+    arguments: [TestBackend.live])
+  func resume(backend: TestBackend) throws {
+    let server = try TestApp(backend) { configuration in
+      configuration.store.eventBufferSize = 4
+    }
     defer { server.stop() }
     let session = try TestSession(server.client)
     for id in 1...2 {
@@ -164,9 +180,13 @@ struct EventStreamTests {
     #expect(try server.metric("navstate_live_coordinators") == 0)
   }
 
-  @Test("expiry stops every coordinator, children first, then session.ended with reason expired")
-  func endsWithExpiry() throws {
-    let server = try ServerProcess(["--session-ttl", "0.5"])
+  @Test(
+    "expiry stops every coordinator, children first, then session.ended with reason expired",
+    arguments: [TestBackend.live])
+  func endsWithExpiry(backend: TestBackend) throws {
+    let server = try TestApp(backend) { configuration in
+      configuration.store.sessionTTLSeconds = 0.5
+    }
     defer { server.stop() }
     let session = try TestSession(server.client)
     _ = try session.call("push", ["route": "detail", "params": ["id": 1]])
@@ -184,9 +204,13 @@ struct EventStreamTests {
     #expect(try server.metric("navstate_live_sessions") == 0)
   }
 
-  @Test("a subscriber that disconnects is freed (at once, or at the next heartbeat)")
-  func deadClientFreed() throws {
-    let server = try ServerProcess(["--heartbeat", "0.2"])
+  @Test(
+    "a subscriber that disconnects is freed (at once, or at the next heartbeat)",
+    arguments: [TestBackend.live])
+  func deadClientFreed(backend: TestBackend) throws {
+    let server = try TestApp(backend) { configuration in
+      configuration.store.heartbeatSeconds = 0.2
+    }
     defer { server.stop() }
     let session = try TestSession(server.client)
     var streams: [EventStreamClient] = []

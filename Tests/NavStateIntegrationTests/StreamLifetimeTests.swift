@@ -1,5 +1,8 @@
 import Foundation
+import MicroHTTPServer
 import NavJSON
+import NavStateApp
+import NavStateEngine
 import NavStateTestSupport
 import NavStateTesting
 import Testing
@@ -13,7 +16,7 @@ import Testing
 @Suite("Event stream lifetimes and limits")
 struct StreamLifetimeTests {
   /// Waits until `/metrics` counts `count` open streams; the seconds it took, or nil.
-  private func waitForOpenStreams(_ server: ServerProcess, _ count: Double, within: Double)
+  private func waitForOpenStreams(_ server: TestApp, _ count: Double, within: Double)
     throws -> Double?
   {
     let start = Date()
@@ -54,10 +57,14 @@ struct StreamLifetimeTests {
     #expect(resumed.loneRetryBlocks == 0)
   }
 
-  @Test("a stream whose client closed the connection is freed within seconds, not heartbeats")
-  func abandonedStreamsFreed() throws {
+  @Test(
+    "a stream whose client closed the connection is freed within seconds, not heartbeats",
+    arguments: [TestBackend.live])
+  func abandonedStreamsFreed(backend: TestBackend) throws {
     // Heartbeats a minute apart: only the server's own check can free them in time.
-    let server = try ServerProcess(["--heartbeat", "60"])
+    let server = try TestApp(backend) { configuration in
+      configuration.store.heartbeatSeconds = 60
+    }
     defer { server.stop() }
     let session = try TestSession(server.client)
     var streams: [EventStreamClient] = []
@@ -76,9 +83,13 @@ struct StreamLifetimeTests {
     #expect(try server.metric("navstate_open_event_streams") == 0)
   }
 
-  @Test("one client address may hold --max-streams-per-ip streams; one more is 429")
-  func perAddressCap() throws {
-    let server = try ServerProcess(["--max-streams-per-ip", "2"])
+  @Test(
+    "one client address may hold --max-streams-per-ip streams; one more is 429",
+    arguments: [TestBackend.live])
+  func perAddressCap(backend: TestBackend) throws {
+    let server = try TestApp(backend) { configuration in
+      configuration.store.maxStreamsPerClient = 2
+    }
     defer { server.stop() }
     let session = try TestSession(server.client)
     let first = try EventStreamClient(
@@ -104,12 +115,16 @@ struct StreamLifetimeTests {
     #expect(third.status == 200)
   }
 
-  @Test("streams are counted in the memory budget at what they hold, not at their buffer's cap")
-  func streamsAccountedAsTheyAre() throws {
+  @Test(
+    "streams are counted in the memory budget at what they hold, not at their buffer's cap",
+    arguments: [TestBackend.live])
+  func streamsAccountedAsTheyAre(backend: TestBackend) throws {
     // 16 MiB: at the 288 KiB a stream was counted for, about 55 streams would fill it.
-    let server = try ServerProcess([
-      "--max-memory", "16", "--max-streams-per-ip", "0", "--max-connections-per-ip", "0",
-    ])
+    let server = try TestApp(backend) { configuration in
+      configuration.store.maxMemoryBytes = 16 * 1024 * 1024
+      configuration.store.maxStreamsPerClient = 0
+      configuration.server.connectionsPerIP = 0
+    }
     defer { server.stop() }
     let session = try TestSession(server.client)
     var streams: [EventStreamClient] = []
@@ -150,9 +165,13 @@ struct StreamLifetimeTests {
     #expect(stranger.json["code"] == "session_not_found")
   }
 
-  @Test("a session that expired answers its stream's return with 410, reason expired")
-  func expiredSessionIsGone() throws {
-    let server = try ServerProcess(["--session-ttl", "1"])
+  @Test(
+    "a session that expired answers its stream's return with 410, reason expired",
+    arguments: TestBackend.allCases)
+  func expiredSessionIsGone(backend: TestBackend) throws {
+    let server = try TestApp(backend) { configuration in
+      configuration.store.sessionTTLSeconds = 1
+    }
     defer { server.stop() }
     let session = try TestSession(server.client)
     // No call for longer than the TTL: the expiry sweep ends it.

@@ -25,6 +25,9 @@ public final class TestApp: @unchecked Sendable {
   /// The store requests reach (the router's, or the running application's).
   public let store: SessionStore?
   private let application: NavStateApplication?
+  /// The store's duties (expiry, heartbeats) on timers, for the router backend, as the
+  /// application runs them.
+  private let duties: [RepeatingTask]
 
   /// The default configuration with the built-in graphs, port 0 and no data directory, changed
   /// by `configure`.
@@ -47,6 +50,9 @@ public final class TestApp: @unchecked Sendable {
       client = RouterClient(store: store)
       self.store = store
       application = nil
+      duties = store.duties.map { duty in
+        RepeatingTask(label: duty.label, interval: duty.interval) { _ = duty.run() }
+      }
     case .live:
       let application = NavStateApplication(
         configuration: configuration,
@@ -56,10 +62,14 @@ public final class TestApp: @unchecked Sendable {
       client = HTTPTestClient(port: UInt16(port))
       self.application = application
       store = nil
+      duties = []
     }
   }
 
-  deinit { application?.stop() }
+  deinit {
+    for duty in duties { duty.stop() }
+    application?.stop()
+  }
 
   /// The port a live backend listens on (the router listens on none: 0).
   public var port: UInt16 { application?.port.map { UInt16($0) } ?? 0 }
