@@ -1,5 +1,7 @@
 import Foundation
 import NavJSON
+import NavStateApp
+import NavStateEngine
 import NavStateTestSupport
 import NavStateTesting
 import Testing
@@ -87,7 +89,7 @@ struct GraphVersionTests {
   // MARK: - Helpers
 
   static func put(
-    _ client: HTTPTestClient, _ name: String, _ body: String, token: String? = backendKey,
+    _ client: any TestClient, _ name: String, _ body: String, token: String? = backendKey,
     query: String = ""
   ) throws -> TestResponse {
     var headers = [("Content-Type", "application/json")]
@@ -96,7 +98,7 @@ struct GraphVersionTests {
       "PUT", "/v1/graphs/\(name)\(query)", headers: headers, body: Array(body.utf8))
   }
 
-  static func migrateAll(_ client: HTTPTestClient, _ name: String, token: String? = backendKey)
+  static func migrateAll(_ client: any TestClient, _ name: String, token: String? = backendKey)
     throws -> TestResponse
   {
     var headers: [(String, String)] = []
@@ -104,12 +106,12 @@ struct GraphVersionTests {
     return try client.request("POST", "/v1/graphs/\(name)/migrate", headers: headers)
   }
 
-  static func graphVersion(_ client: HTTPTestClient, _ name: String = "demo") throws -> Int? {
+  static func graphVersion(_ client: any TestClient, _ name: String = "demo") throws -> Int? {
     try client.request("GET", "/v1/graphs/\(name)").json["version"]?.intValue
   }
 
   /// The sample of a labelled series on `/metrics` (`name{labels}`), if it is there.
-  static func metric(_ client: HTTPTestClient, _ series: String) throws -> Double? {
+  static func metric(_ client: any TestClient, _ series: String) throws -> Double? {
     let text = try client.request("GET", "/metrics").text
     let line = text.split(separator: "\n").first { $0.hasPrefix("\(series) ") }
     return line.flatMap { Double($0.split(separator: " ").last ?? "") }
@@ -142,7 +144,7 @@ struct GraphVersionTests {
   }
 
   /// A session on `master` › `detail` 7 › the `settings` sheet (c1, c2, c3).
-  static func deepSession(_ client: HTTPTestClient) throws -> TestSession {
+  static func deepSession(_ client: any TestClient) throws -> TestSession {
     let session = try TestSession(client)
     let linked = try session.call("deeplink", ["url": "myapp://master/detail/7/settings"])
     try #require(
@@ -151,7 +153,7 @@ struct GraphVersionTests {
   }
 
   /// A session whose root is `login` (a root in version 1, not in version 2).
-  static func loginSession(_ client: HTTPTestClient) throws -> TestSession {
+  static func loginSession(_ client: any TestClient) throws -> TestSession {
     let session = try TestSession(client)
     let replaced = try session.call("replace", ["route": "login"])
     try #require(path(replaced).map { $0[1] } == ["login"], "\(replaced.text)")
@@ -171,14 +173,25 @@ struct GraphVersionTests {
     try ServerProcess(["--backend-key-file", folder.keyFile] + extra)
   }
 
+  /// The same on the test kit's `backend`, with `graphFiles` loaded beside the built-in graphs.
+  static func backendApp(_ backend: TestBackend, _ folder: Folder, graphFiles: [String] = [])
+    throws -> TestApp
+  {
+    try TestApp(backend) { configuration in
+      configuration.graphs = try StartupFiles.load(files: graphFiles)
+      configuration.store.backendKeys = try StartupFiles.backendKeys(file: folder.keyFile)
+    }
+  }
+
   // MARK: - 1, 2: who may load, and what is refused
 
   @Test(
-    "loading a version and migrating are backend calls: 401 without a token, 403 with a session's")
-  func backendOnly() throws {
+    "loading a version and migrating are backend calls: 401 without a token, 403 with a session's",
+    arguments: TestBackend.allCases)
+  func backendOnly(backend: TestBackend) throws {
     let folder = try Folder()
     defer { folder.remove() }
-    let server = try Self.backendServer(folder)
+    let server = try Self.backendApp(backend, folder)
     defer { server.stop() }
     let client = server.client
     let session = try TestSession(client)
@@ -210,11 +223,13 @@ struct GraphVersionTests {
     #expect(migrated.json["sessions"] == 1)
   }
 
-  @Test("409 graph_version_exists for a version not above the newest; 422 invalid_graph")
-  func refusals() throws {
+  @Test(
+    "409 graph_version_exists for a version not above the newest; 422 invalid_graph",
+    arguments: TestBackend.allCases)
+  func refusals(backend: TestBackend) throws {
     let folder = try Folder()
     defer { folder.remove() }
-    let server = try Self.backendServer(folder)
+    let server = try Self.backendApp(backend, folder)
     defer { server.stop() }
     let client = server.client
 
@@ -261,13 +276,15 @@ struct GraphVersionTests {
 
   // MARK: - 3: dry runs
 
-  @Test("a dry run counts unchanged, migrated, stopped and restarted sessions, and loads nothing")
-  func dryRun() throws {
+  @Test(
+    "a dry run counts unchanged, migrated, stopped and restarted sessions, and loads nothing",
+    arguments: TestBackend.allCases)
+  func dryRun(backend: TestBackend) throws {
     let folder = try Folder()
     defer { folder.remove() }
     let shop = try folder.write(
       "shop.json", #"{"name":"shop","root":"home","routes":[{"name":"home"}]}"#)
-    let server = try Self.backendServer(folder, ["--graph", shop])
+    let server = try Self.backendApp(backend, folder, graphFiles: [shop])
     defer { server.stop() }
     let client = server.client
 
@@ -306,11 +323,13 @@ struct GraphVersionTests {
 
   // MARK: - 4, 9: lazy migration, metrics
 
-  @Test("a session moves at its next call, a GET included: one version bump, ids kept, events")
-  func lazyMigration() throws {
+  @Test(
+    "a session moves at its next call, a GET included: one version bump, ids kept, events",
+    arguments: TestBackend.allCases)
+  func lazyMigration(backend: TestBackend) throws {
     let folder = try Folder()
     defer { folder.remove() }
-    let server = try Self.backendServer(folder)
+    let server = try Self.backendApp(backend, folder)
     defer { server.stop() }
     let client = server.client
 
@@ -375,11 +394,13 @@ struct GraphVersionTests {
 
   // MARK: - 5: POST /migrate
 
-  @Test("POST /v1/graphs/demo/migrate moves every session now and says what it did")
-  func migrateAll() throws {
+  @Test(
+    "POST /v1/graphs/demo/migrate moves every session now and says what it did",
+    arguments: TestBackend.allCases)
+  func migrateAll(backend: TestBackend) throws {
     let folder = try Folder()
     defer { folder.remove() }
-    let server = try Self.backendServer(folder)
+    let server = try Self.backendApp(backend, folder)
     defer { server.stop() }
     let client = server.client
 
@@ -424,11 +445,13 @@ struct GraphVersionTests {
 
   // MARK: - 6: streams
 
-  @Test("an open stream gets the migration's events, then a reset with the new state")
-  func streamReset() throws {
+  @Test(
+    "an open stream gets the migration's events, then a reset with the new state",
+    arguments: [TestBackend.live])
+  func streamReset(backend: TestBackend) throws {
     let folder = try Folder()
     defer { folder.remove() }
-    let server = try Self.backendServer(folder)
+    let server = try Self.backendApp(backend, folder)
     defer { server.stop() }
     let client = server.client
     let session = try Self.deepSession(client)
