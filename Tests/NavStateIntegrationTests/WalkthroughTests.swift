@@ -1,5 +1,8 @@
 import Foundation
+import NavStateApp
+import NavStateEngine
 import NavStateTestSupport
+import NavStateTesting
 import Testing
 
 @Suite("The README")
@@ -13,8 +16,7 @@ struct WalkthroughTests {
     let end = try #require(text.range(of: "```\n<!-- walkthrough:end -->"))
     let script = String(text[start.upperBound..<end.lowerBound])
 
-    let server = try ServerProcess()
-    defer { server.stop() }
+    let server = try TestApp(.live)
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/bin/bash")
     process.arguments = ["-euo", "pipefail", "-c", script]
@@ -49,8 +51,9 @@ struct WalkthroughTests {
     let key = "walkthrough-backend-key-\(UUID().uuidString)"
     let keyFile = folder.appendingPathComponent("backend-keys")
     try Data((key + "\n").utf8).write(to: keyFile)
-    let server = try ServerProcess(["--backend-key-file", keyFile.path])
-    defer { server.stop() }
+    let server = try TestApp(.live) { configuration in
+      configuration.store.backendKeys = try StartupFiles.backendKeys(file: keyFile.path)
+    }
     let printed = try Self.runBlock(
       "graph-walkthrough", of: "docs/graphs.md", port: Int(server.port),
       environment: ["BACKEND_KEY": key], in: folder)
@@ -77,8 +80,9 @@ struct WalkthroughTests {
     let key = "walkthrough-backend-key-\(UUID().uuidString)"
     let keyFile = folder.appendingPathComponent("backend-keys")
     try Data((key + "\n").utf8).write(to: keyFile)
-    let server = try ServerProcess(["--backend-key-file", keyFile.path])
-    defer { server.stop() }
+    let server = try TestApp(.live) { configuration in
+      configuration.store.backendKeys = try StartupFiles.backendKeys(file: keyFile.path)
+    }
     let printed = try Self.runBlock(
       "guards-walkthrough", of: "docs/guards.md", port: Int(server.port),
       environment: ["BACKEND_KEY": key], in: folder)

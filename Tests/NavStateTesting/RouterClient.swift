@@ -13,10 +13,12 @@ public struct RouterClient: TestClient {
   /// The address requests come from (per-client caps count by it).
   public var address = "127.0.0.1"
 
-  public init(store: SessionStore) {
+  /// - Parameter trustedProxies: peers whose `X-Forwarded-For` is believed (`--trusted-proxy`).
+  public init(store: SessionStore, trustedProxies: Set<String> = []) {
     self.store = store
     let service = NavStateService(
-      store: store, logger: Logger(label: "navstate.test") { _ in SwiftLogNoOpLogHandler() })
+      store: store, clientAddresses: ClientAddressPolicy(trustedProxies: trustedProxies),
+      logger: Logger(label: "navstate.test") { _ in SwiftLogNoOpLogHandler() })
     router = service.router()
   }
 

@@ -47,7 +47,7 @@ public final class TestApp: @unchecked Sendable {
       let store = SessionStore(
         catalog: GraphCatalog(configuration.graphs), defaultGraph: configuration.defaultGraph,
         configuration: configuration.store)
-      client = RouterClient(store: store)
+      client = RouterClient(store: store, trustedProxies: configuration.trustedProxies)
       self.store = store
       application = nil
       duties = store.duties.map { duty in
