@@ -56,6 +56,10 @@ extension APIProblem {
         detail:
           "graph \(quoted(name)) is loaded at version \(newest); a new version must be greater",
         extra: [("version", String(newest))])
+    case .idempotencyKeyInUse:
+      self = .idempotencyKeyInUse
+    case .idempotencyKeyReused:
+      self = .idempotencyKeyReused
     case .versionMismatch(let version, let precondition):
       let current = NavStateService.etag(version)
       self.init(

@@ -10,7 +10,10 @@ extension NavStateService {
   /// answered the same (`Idempotent-Replayed: true`) and changes nothing, another request under
   /// the key is 422, and a repeat while the first is being decided is 409.
   ///
-  /// The token is checked once, here, and the session and caller it names handed to `work`.
+  /// The token is checked once, here, and the session and caller it names handed to `work`. A
+  /// change claims, applies and settles its key in one engine call, under one lock (and answers
+  /// a replay from there); only a refusal, which this module words, is settled afterwards (see
+  /// ``SessionStore/decide(_:of:with:)``).
   func mutation(
     _ request: HTTPRequest, key sessionKey: SessionID?,
     _ work: (IdempotencyClaim?, Authorized) throws(APIProblem) -> HTTPResponse
@@ -27,54 +30,51 @@ extension NavStateService {
       guard request.headers.values("idempotency-key").count == 1,
         IdempotencyLedger.isValidKey(idempotencyKey)
       else { throw APIProblem.invalidIdempotencyKey }
-      let (record, caller) = try authorizeCaller(sessionKey, request)
+      let authorized = Authorized(try authorizeCaller(sessionKey, request))
       // The backend and the session's token holder have key spaces of their own: the same key
       // from the other is another request, whose answer may differ (a 403 backend_only). A
       // space is no visible character, so no client's key can look like a backend one.
       let claim = IdempotencyClaim(
-        key: caller == .backend ? "backend " + idempotencyKey : idempotencyKey,
+        key: authorized.caller == .backend ? "backend " + idempotencyKey : idempotencyKey,
         fingerprint: IdempotencyLedger.fingerprint(
           method: request.method, path: request.path, body: request.body))
-      let verdict = try engine { () throws(EngineRefusal) in
-        try store.claim(claim, on: record)
-      }
-      switch verdict {
-      case .claimed: break
-      case .replay(let decision): return Self.replayed(decision)
-      case .inUse: throw APIProblem.idempotencyKeyInUse
-      case .reused: throw APIProblem.idempotencyKeyReused
-      }
-      let authorized = Authorized(record: record, caller: caller)
       let response = answer { () throws(APIProblem) in try work(claim, authorized) }
-      settle(claim, of: record, with: response)
-      return response
+      guard !claim.isSettled else { return response }
+      return settle(claim, of: authorized.record, with: response)
     }
   }
 
-  /// Records what was answered under a claimed key, unless the operation did (a change); a 5xx
-  /// is no decision, and frees the key for a retry.
+  /// Settles a key with the answer of a request no change settled (a refusal, a change of
+  /// nothing, a deletion); a 5xx frees it instead. Answers that, unless the key turns out to be
+  /// another request's: then what that one decided, or 409/422.
   private func settle(
     _ claim: IdempotencyClaim, of record: SessionRecord, with response: HTTPResponse
-  ) {
-    let decided = (200..<500).contains(response.status)
+  ) -> HTTPResponse {
+    let decided = response.status < 500
     let body: [UInt8]
     switch response.body {
     case .bytes(let bytes): body = bytes
     case .buffer(let buffer): body = buffer.bytes
     case .stream: body = []
     }
-    store.settle(
+    let verdict = store.decide(
       claim, of: record,
       with: decided
         ? IdempotencyLedger.Decision(
           fingerprint: claim.fingerprint, status: response.status,
           headers: response.headers.pairs.map { .init(name: $0.0, value: $0.1) }, body: body)
         : nil)
+    switch verdict {
+    case .claimed: return response
+    case .replay(let decision): return Self.replayed(decision)
+    case .inUse: return APIProblem.idempotencyKeyInUse.response
+    case .reused: return APIProblem.idempotencyKeyReused.response
+    }
   }
 
   /// A decided answer again: a change's (kept without header fields) worded from its body as
   /// the live answer was; any other as it was kept.
-  private static func replayed(_ decision: IdempotencyLedger.Decision) -> HTTPResponse {
+  static func replayed(_ decision: IdempotencyLedger.Decision) -> HTTPResponse {
     var response =
       decision.status == 200 && decision.headers.isEmpty
       ? changeAnswer(body: decision.body)

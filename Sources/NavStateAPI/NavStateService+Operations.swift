@@ -20,7 +20,7 @@ extension NavStateService {
     let response = try apply(
       .teardown(target), to: record, by: caller, request: request, idempotency: idempotency)
     // An already stopped coordinator is a no-op success: clients retry and gestures race.
-    return response.status == 200 && response.events == 0
+    return response.status == 200 && response.events == 0 && !response.isReplay
       ? HTTPResponse(status: 204) : response.http
   }
 
@@ -52,6 +52,8 @@ extension NavStateService {
     var http: HTTPResponse
     var status: Int { http.status }
     var events: Int
+    /// The answer decided before under the request's `Idempotency-Key`, given again.
+    var isReplay = false
   }
 
   /// Applies one command through the engine (``SessionStore/apply``) and answers its
@@ -69,6 +71,9 @@ extension NavStateService {
       try store.apply(
         command, to: record, by: caller, precondition: precondition, minimal: minimal,
         idempotency: idempotency)
+    }
+    if let replay = applied.replay {
+      return Applied(http: Self.replayed(replay), events: 0, isReplay: true)
     }
     let version = applied.version
     let eventCount = applied.eventCount

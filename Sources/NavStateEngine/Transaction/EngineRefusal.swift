@@ -29,6 +29,10 @@ public enum EngineRefusal: Error, Sendable {
   case journalUnavailable
   /// A graph version was loaded that is not newer than the newest loaded.
   case graphVersionExists(name: String, newest: Int)
+  /// A request with this `Idempotency-Key` is being decided.
+  case idempotencyKeyInUse
+  /// The `Idempotency-Key` was used for another request on this session.
+  case idempotencyKeyReused
   /// The session is not at a version the call accepts (`If-Match`).
   case versionMismatch(current: Int, precondition: VersionPrecondition)
 }

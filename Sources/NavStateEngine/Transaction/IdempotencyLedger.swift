@@ -46,7 +46,8 @@ package final class IdempotencyLedger: @unchecked Sendable {
   }
 
   private enum Entry {
-    case pending(fingerprint: [UInt8])
+    /// Claimed by the call numbered `owner` (see ``IdempotencyClaim/owner``), being decided.
+    case pending(fingerprint: [UInt8], owner: UInt64)
     case decided(Decision)
   }
 
@@ -87,13 +88,13 @@ package final class IdempotencyLedger: @unchecked Sendable {
     return !utf8.isEmpty && utf8.count <= 64 && utf8.allSatisfy { $0 >= 0x21 && $0 <= 0x7E }
   }
 
-  package func claim(_ key: String, fingerprint: [UInt8]) -> Claim {
+  package func claim(_ key: String, fingerprint: [UInt8], owner: UInt64 = 0) -> Claim {
     switch entries[key] {
     case .none:
-      entries[key] = .pending(fingerprint: fingerprint)
+      entries[key] = .pending(fingerprint: fingerprint, owner: owner)
       footprint += Self.entryCost
       return .claimed
-    case .pending(let claimed):
+    case .pending(let claimed, _):
       return claimed == fingerprint ? .inUse : .reused
     case .decided(let decision):
       return decision.fingerprint == fingerprint ? .replay(decision) : .reused
@@ -134,6 +135,31 @@ package final class IdempotencyLedger: @unchecked Sendable {
     guard case .pending = entries[key] else { return }
     entries.removeValue(forKey: key)
     footprint -= Self.entryCost
+  }
+
+  /// Settles a request decided outside a change (a refusal): `decision` nil (a 5xx) frees the
+  /// key. The key is this call's when `owner` claimed it or nobody holds it (a request refused
+  /// before it reached a change claims and settles at once); otherwise the verdict says whose it
+  /// is, and nothing is recorded. `.claimed` means recorded (or freed).
+  package func decide(
+    _ key: String, fingerprint: [UInt8], owner: UInt64, _ decision: Decision?
+  ) -> Claim {
+    switch entries[key] {
+    case .none:
+      break
+    case .pending(let claimed, let holder):
+      guard holder == owner, claimed == fingerprint else {
+        return claimed == fingerprint ? .inUse : .reused
+      }
+    case .decided(let decided):
+      return decided.fingerprint == fingerprint ? .replay(decided) : .reused
+    }
+    if let decision {
+      settle(key, with: decision)
+    } else {
+      release(key)
+    }
+    return .claimed
   }
 
   /// The decided keys and their answers, oldest first.

@@ -3,24 +3,36 @@ import NavStateWire
 package import NavigationCore
 import Synchronization
 
-/// An `Idempotency-Key` claimed for one call: a change settles it with its answer, in the same
+/// An `Idempotency-Key` one call claims: a change settles it with its answer, in the same
 /// journal record as the change.
-package struct IdempotencyClaim: Sendable {
-  package var key: String
-  package var fingerprint: [UInt8]
+///
+/// A reference, held by one request: the engine marks it ``isSettled`` when the change settled
+/// it (or it was a replay), so the API knows whether it has a refusal of its own to settle.
+/// (`@unchecked Sendable`: one request uses it, on its own thread, from start to end.)
+package final class IdempotencyClaim: @unchecked Sendable {
+  package let key: String
+  package let fingerprint: [UInt8]
+  /// This call's number, so that only the call that claimed a key settles it.
+  package let owner: UInt64
+  package fileprivate(set) var isSettled = false
+
+  private static let calls = Atomic<UInt64>(0)
 
   package init(key: String, fingerprint: [UInt8]) {
     self.key = key
     self.fingerprint = fingerprint
+    self.owner = Self.calls.wrappingAdd(1, ordering: .relaxed).newValue
   }
 }
 
-/// What an applied command did: the session's version after it, how many events it made, and
-/// the answer (`MutationResult`) already written.
+/// What an applied command did: the session's version after it, how many events it made (none:
+/// a key it carried is still to be settled), and the answer (`MutationResult`) already written;
+/// or, for a key decided before, that answer to give again (`replay`), the command not applied.
 public struct AppliedCommand: ~Copyable {
   public var version: Int
   public var eventCount: Int
   public var answer: JSONWriter
+  package var replay: IdempotencyLedger.Decision?
 
   /// The answer, handed over (the rest is copied out first).
   public consuming func takeAnswer() -> JSONWriter { answer }
@@ -102,11 +114,19 @@ extension SessionStore {
     // Set only when the store confirms later; kept out of the closure's result, whose tuple is
     // destroyed through the runtime's generic witnesses (see `Waiting`).
     var waiting: Waiting?
+    var replay: IdempotencyLedger.Decision?
     let prepared = try record.data.withLock {
       (data) throws(EngineRefusal) -> (
         version: Int, events: [NavigationEvent], counts: RouteCounts?
       ) in
       try call(record, &data)
+      // A refusal from here on, or a change of nothing, leaves the key claimed: the API words
+      // the answer and settles the key (``decide(_:of:with:)``); a retry meanwhile is told the
+      // key is in use.
+      if let idempotency = change.idempotency {
+        replay = try Self.claim(idempotency, in: &data)
+        if replay != nil { return (data.navigation.version, [], nil) }
+      }
       try change.precondition?.check(data.navigation.version)
       // Near the memory budget, keep what is needed to undo the operation should it grow the
       // session past it; with room to spare, nothing is copied. With a store, always: a change
@@ -121,6 +141,8 @@ extension SessionStore {
         throw EngineRefusal.navigation(error)
       }
       guard !events.isEmpty else {
+        // A key stays claimed: the API words a change of nothing (a teardown's 204) and
+        // settles it with that answer.
         Self.writeAnswer(record, &data, minimal: change.minimal, events, [], into: &writer)
         noteStateCache(of: record, &data, grew: false)
         return (data.navigation.version, events, data.routeCounts)
@@ -175,12 +197,31 @@ extension SessionStore {
       noteStateCache(of: record, &data, grew: true)
       return (data.navigation.version, events, data.routeCounts)
     }
+    if let replay {
+      change.idempotency?.isSettled = true
+      return AppliedCommand(version: prepared.version, eventCount: 0, answer: writer, replay: replay)
+    }
     if let waiting {
       try confirm(waiting, of: record)
     }
+    if !prepared.events.isEmpty { change.idempotency?.isSettled = true }
     account(prepared.events, counts: prepared.counts)
     return AppliedCommand(
       version: prepared.version, eventCount: prepared.events.count, answer: writer)
+  }
+
+  /// Claims a change's key, or says what was decided under it before (to be answered again).
+  private static func claim(_ claim: IdempotencyClaim, in data: inout SessionRecord.Data)
+    throws(EngineRefusal) -> IdempotencyLedger.Decision?
+  {
+    let ledger = data.idempotency ?? IdempotencyLedger()
+    data.idempotency = ledger
+    switch ledger.claim(claim.key, fingerprint: claim.fingerprint, owner: claim.owner) {
+    case .claimed: return nil
+    case .replay(let decision): return decision
+    case .inUse: throw EngineRefusal.idempotencyKeyInUse
+    case .reused: throw EngineRefusal.idempotencyKeyReused
+    }
   }
 
   /// A change whose record the store has queued: what is left to do once it is kept. A class,

@@ -2,39 +2,35 @@ import NavigationCore
 import Synchronization
 
 /// Safe retries: the `Idempotency-Key`s a session was sent (see ``IdempotencyLedger``).
+///
+/// A change claims its key, applies and settles it under one lock (see
+/// ``SessionStore/apply(_:to:by:precondition:minimal:idempotency:)``). A request the engine
+/// refuses keeps its key claimed, and the API, which words refusals, settles it here once
+/// worded; a request refused before it reached the engine (a body that is no command) claims
+/// and settles its key here in one step.
 extension SessionStore {
-  /// Claims `claim.key` on the session, or says what was decided under it before.
-  package func claim(_ claim: IdempotencyClaim, on record: SessionRecord)
-    throws(EngineRefusal) -> IdempotencyLedger.Claim
-  {
-    try record.data.withLock { (data) throws(EngineRefusal) -> IdempotencyLedger.Claim in
-      guard !data.ended else { throw EngineRefusal.sessionNotFound }
+  /// Records `decision` under `claim`'s key, or frees the key when `decision` is nil (a 5xx:
+  /// no decision, so a retry is decided afresh). Says what the key held when it was not this
+  /// call's to settle: a replay, or a key in use or reused.
+  package func decide(
+    _ claim: IdempotencyClaim, of record: SessionRecord,
+    with decision: IdempotencyLedger.Decision?
+  ) -> IdempotencyLedger.Claim {
+    let storage = self.storage
+    let (verdict, receipt) = record.data.withLock {
+      data -> (IdempotencyLedger.Claim, StorageReceipt?) in
+      guard !data.ended else { return (.claimed, nil) }
       let ledger = data.idempotency ?? IdempotencyLedger()
       data.idempotency = ledger
-      return ledger.claim(claim.key, fingerprint: claim.fingerprint)
-    }
-  }
-
-  /// Records what was answered under a claimed key, unless the call did so itself (a change);
-  /// `decision` nil (a 5xx) is no decision, and frees the key for a retry.
-  package func settle(
-    _ claim: IdempotencyClaim, of record: SessionRecord, with decision: IdempotencyLedger.Decision?
-  ) {
-    let storage = self.storage
-    let receipt = record.data.withLock { data -> StorageReceipt? in
-      guard !data.ended, let ledger = data.idempotency, !ledger.isDecided(claim.key) else {
-        return nil
-      }
-      guard let decision else {
-        ledger.release(claim.key)
-        return nil
-      }
-      data.settle(claim.key, with: decision)
+      let verdict = ledger.decide(
+        claim.key, fingerprint: claim.fingerprint, owner: claim.owner, decision)
+      guard verdict == .claimed, let decision else { return (verdict, nil) }
       reaccount(&data)
-      return storage?.recordDecision(of: record, key: claim.key, decision)
+      return (verdict, storage?.recordDecision(of: record, key: claim.key, decision))
     }
     // Nothing changed, so a record that cannot be kept loses no change: a restart would decide
     // a retry afresh, as the same refusal. Waited for all the same, with the lock let go.
     _ = receipt?.confirmed()
+    return verdict
   }
 }
