@@ -199,7 +199,8 @@ extension SessionStore {
     }
     if let replay {
       change.idempotency?.isSettled = true
-      return AppliedCommand(version: prepared.version, eventCount: 0, answer: writer, replay: replay)
+      return AppliedCommand(
+        version: prepared.version, eventCount: 0, answer: writer, replay: replay)
     }
     if let waiting {
       try confirm(waiting, of: record)
