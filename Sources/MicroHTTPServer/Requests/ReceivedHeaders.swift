@@ -36,7 +36,9 @@ struct ReceivedHeaders: @unchecked Sendable {
   /// The first value of `name` where MHD keeps it (valid while the handler runs), or nil; empty
   /// for an empty value. Names compare without regard to ASCII case, as MHD compares them.
   func firstValue(_ name: String) -> UnsafeBufferPointer<UInt8>? {
-    guard isOpen else { return nil }
+    guard isOpen, request.nameLengths & (1 &<< UInt64(name.utf8.count & 63)) != 0 else {
+      return nil
+    }
     var name = name
     let value = name.withUTF8 { firstValue(named: $0) }
     guard let value else { return nil }

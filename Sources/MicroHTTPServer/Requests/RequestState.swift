@@ -50,6 +50,9 @@ final class RequestState {
   // Filled while the headers are iterated, for HeaderBlockAudit and the Host checks.
   @exclusivity(unchecked) var blockStart: UInt = 0
   @exclusivity(unchecked) var fields: [HeaderBlockAudit.Field] = []
+  /// Bit `n % 64` set when a field name of `n` bytes was received: most lookups are for fields
+  /// a request does not carry (`Idempotency-Key`, `If-Match`, `Prefer`), answered by one test.
+  @exclusivity(unchecked) var nameLengths: UInt64 = 0
   @exclusivity(unchecked) var hostCount = 0
   @exclusivity(unchecked) var authorizationCount = 0
   /// Where the (first) Host field's value lies in the block.
@@ -84,6 +87,7 @@ final class RequestState {
     mhdConnection = nil
     peerAddress = nil
     if fields.capacity > 64 { fields = [] } else { fields.removeAll(keepingCapacity: true) }
+    nameLengths = 0
     hostCount = 0
     authorizationCount = 0
     host = HeaderBlockAudit.Span(offset: 0, length: 0)

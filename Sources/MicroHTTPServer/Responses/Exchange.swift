@@ -237,6 +237,7 @@ private func record(
       offset: Int(bitPattern: UInt(bitPattern: value) &- start),
       length: value == nil ? 0 : valueSize))
   request.fields.append(field)
+  request.nameLengths |= 1 &<< UInt64(keySize & 63)
   let name = UnsafeRawBufferPointer(start: key, count: keySize)
   if name.equalsIgnoringASCIICase("host") {
     request.hostCount += 1
