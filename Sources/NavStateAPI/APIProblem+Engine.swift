@@ -56,6 +56,15 @@ extension APIProblem {
         detail:
           "graph \(quoted(name)) is loaded at version \(newest); a new version must be greater",
         extra: [("version", String(newest))])
+    case .invalidVersion(let current):
+      self.init(
+        status: 400, code: "invalid_version", title: "Invalid version",
+        detail: "'version' must be an integer from 1 to the session's version, \(current)")
+    case .historyExpired(let oldest):
+      self.init(
+        status: 410, code: "history_expired", title: "History expired",
+        detail: "the session's history keeps versions from \(oldest) on",
+        extra: [("oldest", String(oldest))])
     case .idempotencyKeyInUse:
       self = .idempotencyKeyInUse
     case .idempotencyKeyReused:

@@ -61,6 +61,12 @@ extension NavStateService {
 
   func getSession(_ request: HTTPRequest, key: SessionID?) throws(APIProblem) -> HTTPResponse {
     let record = try authorize(key, request)
+    if request.query != nil, let at = request.queryItem("at") {
+      let version = try Self.version(at)
+      let state = try engine { () throws(EngineRefusal) in try store.state(of: record, at: version)
+      }
+      return Self.json(200, state.takeBody(), etag: version)
+    }
     let state = try engine { () throws(EngineRefusal) in try store.state(of: record) }
     let version = state.version
     return Self.json(200, state.takeBody(), etag: version)

@@ -100,6 +100,15 @@ public final class NavStateService: Sendable {
         }
       }
     }
+    router.add("GET", "/v1/sessions/{sid}/history") { [self] request, params in
+      answer { () throws(APIProblem) in try getHistory(request, key: sessionKey(params)) }
+    }
+    router.add("POST", "/v1/sessions/{sid}/restore") { [self] request, params in
+      let key = sessionKey(params)
+      return mutation(request, key: key) { (claim, authorized) throws(APIProblem) in
+        try restore(request, authorized, idempotency: claim)
+      }
+    }
     router.add("GET", "/v1/sessions/{sid}/events") { [self] request, params in
       answer { () throws(APIProblem) in try listEvents(request, key: sessionKey(params)) }
     }

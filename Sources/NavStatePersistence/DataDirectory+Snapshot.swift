@@ -104,6 +104,7 @@ extension DataDirectory {
             try SessionArchive.decode(
               Array(payload[reader.offset...]),
               graph: { store.catalog.graph($0, version: graphVersion) },
+              historyGraph: { store.catalog.graph($0, version: $1) },
               configuration: store.configuration))
         } catch {
           throw damaged("session \(sessions.count + 1): \(error.reason)")

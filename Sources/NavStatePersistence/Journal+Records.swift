@@ -36,9 +36,10 @@ extension Journal {
   /// record, so that no restart can keep the change and lose the key.
   package static func command(
     _ record: SessionRecord, _ command: Command, data: SessionRecord.Data,
+    by author: SessionHistory.Author = .client,
     decided: (key: String, decision: IdempotencyLedger.Decision)? = nil
   ) -> Record {
-    var made = Record(.command, capacity: 96 + (decided?.decision.body.count ?? 0))
+    var made = Record(.change, capacity: 96 + (decided?.decision.body.count ?? 0))
     made.body { bytes in
       bytes.appendVarint(record.key.high)
       bytes.appendVarint(record.key.low)
@@ -48,6 +49,7 @@ extension Journal {
       bytes.appendVarint(UInt64(data.navigation.version))
       bytes.appendVarint(Int(data.updatedAt.milliseconds))
       bytes.appendVarint(Int(data.expiresAt.milliseconds))
+      bytes.append(author.rawValue)
       if let decided {
         IdempotencyLedger.Decision.append(key: decided.key, decided.decision, to: &bytes)
       }
@@ -116,7 +118,9 @@ extension Journal: SessionStorage {
     of session: SessionRecord, _ command: Command, data: SessionRecord.Data,
     decided: (key: String, decision: IdempotencyLedger.Decision)?
   ) -> StorageReceipt {
-    receipt(for: Self.command(session, command, data: data, decided: decided))
+    receipt(
+      for: Self.command(
+        session, command, data: data, by: data.history.newestAuthor, decided: decided))
   }
 
   package func recordDecision(

@@ -50,6 +50,9 @@ public final class Journal: Sendable {
     /// A session moved to a newer version of its graph: session id, graph name, the version it
     /// left and the one it reached, resulting session version and times.
     case migrated = 7
+    /// A command applied (issue 34): as `command`, with who made it (``SessionHistory/Author``)
+    /// after the times, so that a session's history comes back whole.
+    case change = 8
   }
 
   /// Guarded by `file`'s lock.

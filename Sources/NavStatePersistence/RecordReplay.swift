@@ -33,6 +33,7 @@ enum RecordReplay {
       let record = try SessionArchive.decode(
         Array(payload[reader.offset...]),
         graph: { store.catalog.graph($0, version: graphVersion) },
+        historyGraph: { store.catalog.graph($0, version: $1) },
         configuration: store.configuration)
       guard sessions[record.key] == nil else { return false }
       sessions[record.key] = record
@@ -48,8 +49,8 @@ enum RecordReplay {
       guard let record = sessions[key] else { return false }
       return try Self.replay(
         try Self.command(operation, body), named: operation, after: &reader,
-        to: record)
-    case .command:
+        to: record, store: store, authored: false)
+    case .command, .change:
       let key = SessionID(
         high: try need(reader.varint(), "id"), low: try need(reader.varint(), "id"))
       let graph = try need(reader.string(), "graph")
@@ -65,7 +66,9 @@ enum RecordReplay {
             "its command applied under graph \(graph) version \(graphVersion), the session has \(sessionGraph) version \(sessionVersion)"
         )
       }
-      return try Self.replay(command, named: "command", after: &reader, to: record)
+      return try Self.replay(
+        command, named: "command", after: &reader, to: record, store: store,
+        authored: payload[0] == Journal.Tag.change.rawValue)
     case .migrated:
       let key = SessionID(
         high: try need(reader.varint(), "id"), low: try need(reader.varint(), "id"))
@@ -77,7 +80,8 @@ enum RecordReplay {
       guard path.last?.version == to else {
         throw SessionArchive.Damage(reason: "version \(to) of graph \(graph) is not loaded")
       }
-      return try Self.replayMigration(through: path, from: from, after: &reader, to: record)
+      return try Self.replayMigration(
+        through: path, from: from, after: &reader, to: record, store: store)
     case .ended:
       let key = SessionID(
         high: try need(reader.varint(), "id"), low: try need(reader.varint(), "id"))
@@ -100,11 +104,19 @@ enum RecordReplay {
   /// Applies `command` to `record` unless it already has it, reading the rest of its record
   /// (the version it made, its times and its `Idempotency-Key`) from `reader`.
   static func replay(
-    _ command: Command, named name: String, after reader: inout ByteReader, to record: SessionRecord
+    _ command: Command, named name: String, after reader: inout ByteReader,
+    to record: SessionRecord, store: SessionStore, authored: Bool
   ) throws(SessionArchive.Damage) -> Bool {
     guard let version = reader.natural(), let updated = reader.signed(),
       let expires = reader.signed()
     else { throw SessionArchive.Damage(reason: "cannot read its version and times") }
+    var author = SessionHistory.Author.client
+    if authored {
+      guard let byte = reader.byte(), let read = SessionHistory.Author(rawValue: byte) else {
+        throw SessionArchive.Damage(reason: "cannot read who made it")
+      }
+      author = read
+    }
     let decided = try reader.isAtEnd ? nil : Self.decision(&reader)
     return try record.data.withLock { (data) throws(SessionArchive.Damage) -> Bool in
       guard data.navigation.version < version else { return false }
@@ -122,6 +134,10 @@ enum RecordReplay {
       for event in events { data.log.append(event) }
       data.updatedAt = Timestamp(milliseconds: Int64(updated))
       data.expiresAt = Timestamp(milliseconds: Int64(expires))
+      data.history.append(
+        SessionHistory.Entry(
+          version: version, at: data.updatedAt, by: author, change: .command(command)),
+        state: data.navigation, limit: store.configuration.historyVersions)
       data.accountedBytes = MemoryFootprint.session(data)
       return true
     }
@@ -130,7 +146,7 @@ enum RecordReplay {
   /// Moves `record` through `path` unless it is past that already.
   static func replayMigration(
     through path: [RouteGraph], from: Int, after reader: inout ByteReader,
-    to record: SessionRecord
+    to record: SessionRecord, store: SessionStore
   ) throws(SessionArchive.Damage) -> Bool {
     guard let version = reader.natural(), let updated = reader.signed(),
       let expires = reader.signed()
@@ -158,6 +174,11 @@ enum RecordReplay {
       for event in migrated.1 { data.log.append(event) }
       data.updatedAt = Timestamp(milliseconds: Int64(updated))
       data.expiresAt = Timestamp(milliseconds: Int64(expires))
+      data.history.append(
+        SessionHistory.Entry(
+          version: version, at: data.updatedAt, by: .server,
+          change: .migrate(from: from, to: data.navigation.graphVersion)),
+        state: data.navigation, limit: store.configuration.historyVersions)
       data.accountedBytes = MemoryFootprint.session(data)
       return true
     }

@@ -27,40 +27,27 @@ package enum SessionArchive {
     bytes.appendVarint(UInt64(navigation.lastIssuedID))
     bytes.appendVarint(UInt64(navigation.lastSeq))
     bytes.appendVarint(UInt64(navigation.rootID?.number ?? 0))
-    bytes.appendVarint(UInt64(navigation.coordinators.count))
-    for coordinator in navigation.coordinators.values {
-      bytes.appendVarint(UInt64(coordinator.id.number))
-      bytes.appendBlob(coordinator.route)
-      bytes.appendVarint(UInt64(coordinator.params.count))
-      for (name, value) in coordinator.params {
-        bytes.appendBlob(name)
-        CompactEvent.appendParam(value, to: &bytes)
-      }
-      bytes.append(CompactEvent.code(of: coordinator.presentation))
-      bytes.appendVarint(UInt64(coordinator.parent?.number ?? 0))
-      bytes.appendVarint(UInt64(coordinator.children.count))
-      for child in coordinator.children { bytes.appendVarint(UInt64(child.number)) }
-      bytes.appendVarint(UInt64(coordinator.selectedTab.map { $0 + 1 } ?? 0))
-    }
+    appendCoordinators(navigation, to: &bytes)
     let records = data.log.records
     bytes.appendVarint(UInt64(records.count))
     bytes.append(contentsOf: records)
     // After the log, and only when there are any: archives without keys read as before. Then
     // the context, pending request and leave guards, when the session has any.
+    // Since the history (issue 34) all three always follow: keys, guards, history.
     let decisions = data.idempotency?.decisions ?? []
-    let hasGuarding = navigation.guardingIdentity != nil
-    if !decisions.isEmpty || hasGuarding {
-      bytes.appendVarint(UInt64(decisions.count))
-      for (key, decision) in decisions {
-        IdempotencyLedger.Decision.append(key: key, decision, to: &bytes)
-      }
+    bytes.appendVarint(UInt64(decisions.count))
+    for (key, decision) in decisions {
+      IdempotencyLedger.Decision.append(key: key, decision, to: &bytes)
     }
-    if hasGuarding { appendGuarding(navigation, to: &bytes) }
+    appendGuarding(navigation, to: &bytes)
+    appendHistory(data.history, to: &bytes)
     return bytes
   }
 
   package static func decode(
-    _ bytes: [UInt8], graph: (String) -> RouteGraph?, configuration: StoreConfiguration
+    _ bytes: [UInt8], graph: (String) -> RouteGraph?,
+    historyGraph: (String, Int) -> RouteGraph? = { _, _ in nil },
+    configuration: StoreConfiguration
   ) throws(Damage) -> SessionRecord {
     var reader = ByteReader(bytes)
     func need<T>(_ value: T?, _ what: String) throws(Damage) -> T {
@@ -84,32 +71,7 @@ package enum SessionArchive {
     let lastIssuedID = try need(reader.natural(), "last id")
     let lastSeq = try need(reader.natural(), "last seq")
     let root = try need(reader.natural(), "root")
-    let count = try need(reader.count(), "coordinators")
-    var coordinators: [Coordinator] = []
-    for _ in 0..<count {
-      let id = try need(CompactEvent.coordinator(&reader), "coordinator id")
-      let route = try need(reader.string(), "route")
-      let paramCount = try need(reader.count(), "params")
-      var params = Params(minimumCapacity: paramCount)
-      for _ in 0..<paramCount {
-        let name = try need(reader.string(), "param name")
-        params[name] = try need(CompactEvent.readParam(&reader), "param value")
-      }
-      let presentation = try need(
-        CompactEvent.element(of: CompactEvent.presentations, &reader), "presentation")
-      let parent = try need(reader.natural(), "parent")
-      let childCount = try need(reader.count(), "children")
-      var children: [CoordinatorID] = []
-      for _ in 0..<childCount {
-        children.append(try need(CompactEvent.coordinator(&reader), "child"))
-      }
-      let tab = try need(reader.natural(), "selected tab")
-      coordinators.append(
-        Coordinator(
-          id: id, route: route, params: params, presentation: presentation,
-          parent: parent == 0 ? nil : CoordinatorID(parent), children: children,
-          selectedTab: tab == 0 ? nil : tab - 1))
-    }
+    let coordinators = try readCoordinators(&reader)
     let logLength = try need(reader.count(), "event log")
     guard logLength <= bytes.count - reader.offset else {
       throw Damage(reason: "its event log is cut short")
@@ -124,7 +86,10 @@ package enum SessionArchive {
       }
     }
     let guarding = reader.isAtEnd ? Guarding() : try readGuarding(&reader)
-    guard reader.isAtEnd else { throw Damage(reason: "it has bytes after its keys") }
+    let history =
+      reader.isAtEnd
+      ? nil : try readHistory(&reader, graph: historyGraph, limits: configuration.limits)
+    guard reader.isAtEnd else { throw Damage(reason: "it has bytes after its history") }
     let navigation: NavigationState
     do {
       navigation = try NavigationState(
@@ -142,6 +107,7 @@ package enum SessionArchive {
     var data = SessionRecord.Data(
       navigation: navigation, updatedAt: updatedAt, expiresAt: expiresAt, log: log)
     data.called = true
+    data.history = history ?? SessionHistory(startingAt: navigation, at: updatedAt)
     for (key, decision) in decisions { data.settle(key, with: decision) }
     data.accountedBytes = MemoryFootprint.session(data)
     return SessionRecord(

@@ -375,6 +375,9 @@ public enum StateJSON {
       writer.int(from)
       writer.key("to")
       writer.int(to)
+    case .sessionRestored(let from):
+      writer.key("from")
+      writer.int(from)
     // Issue 25 (guards), written as docs/behaviour.md sections 9 to 11 name their fields.
     case .contextChanged(let context):
       writer.key("context")

@@ -118,6 +118,12 @@ struct NavStateCommand: ParsableCommand {
       valueName: "bytes"))
   var eventBufferBytes = 64 * 1024
 
+  @Option(
+    help: ArgumentHelp(
+      "Versions of each session its history keeps (GET .../history, ?at=V, restore); the oldest go first, and the memory they take counts in --max-memory.",
+      valueName: "versions"))
+  var historyVersions = 1000
+
   @Option(help: ArgumentHelp("Seconds between heartbeats on event streams.", valueName: "seconds"))
   var heartbeat: Double = 15
 
@@ -183,6 +189,9 @@ struct NavStateCommand: ParsableCommand {
     }
     guard heartbeat > 0 else { throw ValidationError("--heartbeat must be more than 0") }
     guard eventBuffer >= 1 else { throw ValidationError("--event-buffer must be at least 1") }
+    guard historyVersions >= 1, historyVersions <= 1_000_000 else {
+      throw ValidationError("--history-versions must be between 1 and 1000000")
+    }
     guard eventBufferBytes >= 1024, eventBufferBytes <= 1 << 30 else {
       throw ValidationError("--event-buffer-bytes must be between 1024 and 1073741824")
     }
@@ -239,6 +248,7 @@ struct NavStateCommand: ParsableCommand {
     configuration.store.limits = NavigationLimits(maxCoordinators: maxCoordinators)
     configuration.store.eventBufferSize = eventBuffer
     configuration.store.eventBufferBytes = eventBufferBytes
+    configuration.store.historyVersions = historyVersions
     configuration.store.maxSessionsPerClient = maxSessionsPerIp ?? max(1, maxSessions / 10)
     configuration.store.maxMemoryBytes = maxMemory * 1024 * 1024
     configuration.store.maxRequestBytes = maxBodyBytes

@@ -238,6 +238,7 @@ func describe(_ events: [NavigationEvent]) -> [String] {
     case .tabSelected(let container, let tab, let route): "tab \(container) \(tab) \(route)"
     case .sessionEnded(let reason): "ended \(reason.rawValue)"
     case .sessionMigrated(let from, let to): "migrated \(from) -> \(to)"
+    case .sessionRestored(let from): "restored from \(from)"
     case .contextChanged(let context): "context \(context.json.encodedString)"
     case .navigationRedirected(let route, let redirect, let coordinator):
       "redirected \(route) to \(redirect) \(coordinator)"

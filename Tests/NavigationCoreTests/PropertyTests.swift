@@ -367,6 +367,8 @@ func brief(_ command: Command) -> String {
     case .route(let name): tab = name
     }
     return "selectTab \(tab)\(container.map { " in \($0)" } ?? "")"
+  case .restore(let version, let entries):
+    return "restore \(version) to \(entries.map(\.route).joined(separator: "/"))"
   case .setPath(let entries):
     let shown = entries.map { entry in
       let params = entry.params.isEmpty ? "" : JSONValue.object(entry.params).encodedString
@@ -566,6 +568,7 @@ struct PropertyTests {
     case .replace: "replace"
     case .selectTab: "selectTab"
     case .setPath: "setPath"
+    case .restore: "restore"
     case .deepLink: "deepLink"
     case .teardown: "teardown"
     case .batch: "batch"

@@ -68,6 +68,13 @@ package struct ByteReader {
 
   package var isAtEnd: Bool { offset >= bytes.count }
 
+  /// The next `count` bytes, or nil when fewer are left.
+  package mutating func bytes(_ count: Int) -> [UInt8]? {
+    guard count >= 0, count <= bytes.count - offset else { return nil }
+    defer { offset += count }
+    return Array(bytes[offset..<offset + count])
+  }
+
   package mutating func byte() -> UInt8? {
     guard offset < bytes.count else { return nil }
     defer { offset += 1 }

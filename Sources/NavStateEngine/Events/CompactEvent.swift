@@ -9,6 +9,7 @@ package enum CompactEvent {
     case started = 1
     case stopped, resumed, tabSelected, sessionEnded, sessionMigrated
     case contextChanged, navigationRedirected, pendingApplied, pendingDropped, leaveGuardChanged
+    case sessionRestored
   }
 
   /// In code order (see `code(of:)`).
@@ -55,6 +56,9 @@ package enum CompactEvent {
       bytes.append(Tag.sessionMigrated.rawValue)
       bytes.appendVarint(UInt64(from))
       bytes.appendVarint(UInt64(to))
+    case .sessionRestored(let from):
+      bytes.append(Tag.sessionRestored.rawValue)
+      bytes.appendVarint(UInt64(from))
     case .contextChanged(let context):
       bytes.append(Tag.contextChanged.rawValue)
       bytes.appendJSON(context.json)
@@ -128,6 +132,9 @@ package enum CompactEvent {
       guard let from = reader.varint(), let to = reader.varint(), from <= Int.max, to <= Int.max
       else { return nil }
       kind = .sessionMigrated(from: Int(from), to: Int(to))
+    case .sessionRestored:
+      guard let from = reader.varint(), from <= Int.max else { return nil }
+      kind = .sessionRestored(from: Int(from))
     case .contextChanged:
       guard let json = reader.json(), let context = try? SessionContext(json: json) else {
         return nil

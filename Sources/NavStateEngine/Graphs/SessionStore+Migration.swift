@@ -38,11 +38,17 @@ extension SessionStore {
     data.navigation = migrated.0
     for event in migrated.1 { data.log.append(event) }
     data.updatedAt = .now()
+    data.history.append(
+      SessionHistory.Entry(
+        version: data.navigation.version, at: data.updatedAt, by: .server,
+        change: .migrate(from: from, to: data.navigation.graphVersion)),
+      state: data.navigation, limit: configuration.historyVersions)
     // Waited for under the session's lock: a migration is rare (once per graph version).
     if let storage, !storage.recordMigration(of: record, data: data, from: from).confirmed() {
       data.navigation = undo.0
       data.log.rollback(to: undo.1)
       data.updatedAt = undo.2
+      data.history.removeNewest()
       throw EngineRefusal.journalUnavailable
     }
     // The tree's encoding may keep its shape while its routes and params changed.

@@ -62,6 +62,6 @@ package enum MemoryFootprint {
     return sessionBase + (data.log.footprint + MemoryFootprint.block)
       + (data.cache?.footprint ?? 0) + coordinators.count * Self.coordinator
       + coordinators.paramTextBytes + (data.idempotency?.footprint ?? 0)
-      + data.navigation.guardingFootprint
+      + data.navigation.guardingFootprint + data.history.footprint
   }
 }

@@ -44,6 +44,8 @@ public final class SessionRecord: Sendable {
     package var cache: StateCache?
     /// The `Idempotency-Key`s this session was sent and their answers; nil until the first.
     package var idempotency: IdempotencyLedger?
+    /// Every version it went through, the newest kept (see ``SessionHistory``).
+    package var history = SessionHistory()
 
     package init(
       navigation: NavigationState, updatedAt: Timestamp, expiresAt: Timestamp, log: EventLog

@@ -8,7 +8,7 @@ extension SessionStore {
   /// Opens a session; returns it with its token (the only time the token is shown).
   package func create(
     graph name: String?, root: RouteRequest?, context: SessionContext = SessionContext(),
-    client: String, now: Timestamp
+    creator: Caller? = nil, client: String, now: Timestamp
   ) throws(EngineRefusal) -> (SessionRecord, token: String) {
     let graphName = name ?? defaultGraph
     let generation = catalog.generation
@@ -30,6 +30,11 @@ extension SessionStore {
       log: EventLog(
         capacity: configuration.eventBufferSize, maxBytes: configuration.eventBufferBytes))
     data.record(events)
+    data.history.append(
+      SessionHistory.Entry(
+        version: navigation.version, at: now, by: creator == .backend ? .backend : .client,
+        change: .create(graphVersion: graph.version, root: root, context: context)),
+      state: navigation, limit: configuration.historyVersions)
     data.catalogGeneration = generation
     data.routeCounts = catalog.counts(for: graph)
     data.accountedBytes = MemoryFootprint.session(data)

@@ -6,6 +6,8 @@ public struct StoreConfiguration: Sendable {
   public var sessionTTLSeconds: Double = 30 * 60
   public var limits = NavigationLimits()
   public var eventBufferSize: Int = 1024
+  /// Versions of a session its history shows (`--history-versions`): the newest, older first out.
+  public var historyVersions: Int = 1000
   /// Bytes one session's event log may hold (the oldest events go first).
   public var eventBufferBytes: Int = 64 * 1024
   /// Sessions one client address may hold at once (429 beyond).

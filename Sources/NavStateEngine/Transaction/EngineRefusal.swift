@@ -33,6 +33,10 @@ public enum EngineRefusal: Error, Sendable {
   case idempotencyKeyInUse
   /// The `Idempotency-Key` was used for another request on this session.
   case idempotencyKeyReused
+  /// A version that is no version of the session (zero, or newer than `current`).
+  case invalidVersion(current: Int)
+  /// The version is older than the session's history keeps; `oldest` is the oldest kept.
+  case historyExpired(oldest: Int)
   /// The session is not at a version the call accepts (`If-Match`).
   case versionMismatch(current: Int, precondition: VersionPrecondition)
 }

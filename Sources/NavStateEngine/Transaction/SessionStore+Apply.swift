@@ -75,7 +75,8 @@ extension SessionStore {
     }
     let storage = self.storage
     let change = Change(
-      command: command, precondition: precondition, minimal: minimal, idempotency: idempotency)
+      command: command, precondition: precondition, minimal: minimal, idempotency: idempotency,
+      author: caller == .backend ? .backend : .client)
     guard let storage, storage.confirmsLater else {
       return try commit(change, to: record, storage: storage)
     }
@@ -90,6 +91,7 @@ extension SessionStore {
     var precondition: VersionPrecondition?
     var minimal: Bool
     var idempotency: IdempotencyClaim?
+    var author: SessionHistory.Author
   }
 
   /// What a change leaves to undo should its store fail it: the tree before (a small copy, made
@@ -103,6 +105,7 @@ extension SessionStore {
       data.navigation = navigation
       data.log.rollback(to: mark)
       data.updatedAt = updatedAt
+      data.history.removeNewest()
       data.dropCache()
     }
   }
@@ -158,6 +161,11 @@ extension SessionStore {
       }
       let previousUpdate = data.updatedAt
       data.updatedAt = .now()
+      data.history.append(
+        SessionHistory.Entry(
+          version: data.navigation.version, at: data.updatedAt, by: change.author,
+          change: .command(change.command)),
+        state: data.navigation, limit: configuration.historyVersions)
       // Each event is kept in the log in its compact form, and encoded as JSON once: for the
       // streams and this answer alike when the session has streams, else into the answer.
       let entries = data.streamEntries(events)

@@ -34,7 +34,8 @@ extension SessionStore {
       throw EngineRefusal.backendOnly(what: "a session's context")
     }
     let (record, token) = try create(
-      graph: name, root: root, context: context ?? SessionContext(), client: client, now: now)
+      graph: name, root: root, context: context ?? SessionContext(), creator: creator,
+      client: client, now: now)
     var writer = JSONWriter(capacity: 1024)
     let version = record.data.withLock { data in
       writer.beginObject()

@@ -59,6 +59,9 @@ public indirect enum Command: Sendable, Equatable {
   case replace(RouteRequest)
   case selectTab(TabSelector, container: CoordinatorID? = nil)
   case setPath([PathEntry])
+  /// `setPath` to the path the session showed at `version`, which its events say
+  /// (`session.restored`).
+  case restore(version: Int, path: [PathEntry])
   case deepLink(String)
   /// The client's presenter for this coordinator was torn down.
   case teardown(CoordinatorID)

@@ -23,6 +23,8 @@ public struct NavigationEvent: Sendable, Equatable {
     case pendingDropped(route: String, reason: PendingDropReason, code: NavigationError.Code?)
     /// A leave guard was set on `coordinator`, or cleared (`reason` nil) (docs/behaviour.md section 11).
     case leaveGuardChanged(CoordinatorID, reason: String?)
+    /// The visible path was made what it was at session version `from` (`POST .../restore`).
+    case sessionRestored(from: Int)
 
     /// The `type` clients see, as a compile-time string: written as it is, with no `String`.
     public var staticTypeName: StaticString {
@@ -33,6 +35,7 @@ public struct NavigationEvent: Sendable, Equatable {
       case .tabSelected: "tab.selected"
       case .sessionEnded: "session.ended"
       case .sessionMigrated: "session.migrated"
+      case .sessionRestored: "session.restored"
       case .contextChanged: "context.changed"
       case .navigationRedirected: "navigation.redirected"
       case .pendingApplied: "pending.applied"

@@ -104,6 +104,10 @@ extension NavigationState {
       try selectTab(selector, container: container, into: &pending)
     case .setPath(let entries):
       try reconcile(entries, op: .state, into: &pending)
+    case .restore(let version, let entries):
+      let changed = pending.isEmpty
+      try reconcile(entries, op: .state, into: &pending)
+      if changed, !pending.isEmpty { pending.happened(.sessionRestored(from: version)) }
     case .deepLink(let url):
       try reconcile(
         try DeepLinkParser(graph: graph).entries(for: url), op: .deeplink, url: url,

@@ -205,3 +205,17 @@ extension Array {
     indices.contains(index) ? self[index] : nil
   }
 }
+
+extension NavigationState {
+  /// The visible path as `PUT .../state` takes it: what a restore asks for.
+  public var visiblePathEntries: [PathEntry] {
+    visiblePath.compactMap { id in
+      coordinators[id].map { node in
+        PathEntry(
+          route: node.route,
+          params: JSONObject(node.params.map { JSONObject.Member(key: $0.0, value: $0.1.json) }),
+          presentation: node.presentation)
+      }
+    }
+  }
+}

@@ -1,5 +1,4 @@
 import NavJSON
-package import NavStateEngine
 package import NavigationCore
 
 /// Commands in the journal's binary form: the core's own `Command`, not the request that asked
@@ -25,6 +24,8 @@ package enum CommandCoding {
     case setContext
     case setLeaveGuard
     case discarding
+    // Issue 34 (history).
+    case restore
   }
 
   package static func append(_ command: Command, to bytes: inout [UInt8]) {
@@ -80,12 +81,11 @@ package enum CommandCoding {
       bytes.appendVarint(UInt64(container?.number ?? 0))
     case .setPath(let entries):
       bytes.append(Tag.setPath.rawValue)
-      bytes.appendVarint(UInt64(entries.count))
-      for entry in entries {
-        bytes.appendBlob(entry.route)
-        bytes.appendJSON(.object(entry.params))
-        bytes.append(CompactEvent.code(of: entry.presentation))
-      }
+      appendPath(entries, to: &bytes)
+    case .restore(let version, let entries):
+      bytes.append(Tag.restore.rawValue)
+      bytes.appendVarint(UInt64(version))
+      appendPath(entries, to: &bytes)
     case .deepLink(let url):
       bytes.append(Tag.deepLink.rawValue)
       bytes.appendBlob(url)
@@ -173,15 +173,10 @@ package enum CommandCoding {
       guard let container = readID(&reader) else { return nil }
       return .selectTab(selector, container: container)
     case .setPath:
-      guard let count = reader.count() else { return nil }
-      var entries: [PathEntry] = []
-      for _ in 0..<count {
-        guard let route = reader.string(), case .object(let params)? = reader.json(),
-          let presentation = CompactEvent.element(of: CompactEvent.presentations, &reader)
-        else { return nil }
-        entries.append(PathEntry(route: route, params: params, presentation: presentation))
-      }
-      return .setPath(entries)
+      return readPath(&reader).map(Command.setPath)
+    case .restore:
+      guard let version = reader.natural(), let entries = readPath(&reader) else { return nil }
+      return .restore(version: version, path: entries)
     case .deepLink:
       return reader.string().map(Command.deepLink)
     case .teardown:
@@ -209,6 +204,27 @@ package enum CommandCoding {
     case .discarding:
       return read(&reader, depth: depth - 1).map(Command.discarding)
     }
+  }
+
+  private static func appendPath(_ entries: [PathEntry], to bytes: inout [UInt8]) {
+    bytes.appendVarint(UInt64(entries.count))
+    for entry in entries {
+      bytes.appendBlob(entry.route)
+      bytes.appendJSON(.object(entry.params))
+      bytes.append(CompactEvent.code(of: entry.presentation))
+    }
+  }
+
+  private static func readPath(_ reader: inout ByteReader) -> [PathEntry]? {
+    guard let count = reader.count() else { return nil }
+    var entries: [PathEntry] = []
+    for _ in 0..<count {
+      guard let route = reader.string(), case .object(let params)? = reader.json(),
+        let presentation = CompactEvent.element(of: CompactEvent.presentations, &reader)
+      else { return nil }
+      entries.append(PathEntry(route: route, params: params, presentation: presentation))
+    }
+    return entries
   }
 
   private static func appendRoute(_ request: RouteRequest, to bytes: inout [UInt8]) {

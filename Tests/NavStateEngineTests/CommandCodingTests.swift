@@ -3,7 +3,6 @@ import NavigationCore
 import Testing
 
 @testable import NavStateEngine
-@testable import NavStatePersistence
 
 /// The journal's binary form of commands reads back every command exactly.
 @Suite struct CommandCodingTests {

@@ -1,0 +1,136 @@
+public import NavJSON
+package import NavStateWire
+package import NavigationCore
+import Synchronization
+
+/// A session's history read back: its entries, its state at a kept version, and a restore of
+/// that version's path as a new change.
+extension SessionStore {
+  /// `{version, oldest, entries}`: the entries after version `after`, at most `limit`.
+  package func history(of record: SessionRecord, after: Int, limit: Int) throws(EngineRefusal)
+    -> JSONWriter
+  {
+    try record.data.withLock { (data) throws(EngineRefusal) -> JSONWriter in
+      try call(record, &data)
+      let history = data.history
+      var writer = JSONWriter(capacity: 256 + min(limit, 100) * 96)
+      writer.beginObject()
+      writer.key("version")
+      writer.int(data.navigation.version)
+      writer.key("oldest")
+      writer.int(history.oldest(limit: configuration.historyVersions))
+      writer.key("entries")
+      writer.beginArray()
+      for entry in history.entries(after: after, count: limit, limit: configuration.historyVersions)
+      {
+        Self.writeEntry(entry, into: &writer)
+      }
+      writer.endArray()
+      writer.endObject()
+      return writer
+    }
+  }
+
+  /// One entry as `{version, at, by, op}`.
+  package static func writeEntry(_ entry: SessionHistory.Entry, into writer: inout JSONWriter) {
+    writer.beginObject()
+    writer.key("version")
+    writer.int(entry.version)
+    writer.key("at")
+    entry.at.withRFC3339 { writer.plainString($0) }
+    writer.key("by")
+    switch entry.by {
+    case .client: writer.plainString("client")
+    case .backend: writer.plainString("backend")
+    case .server: writer.plainString("server")
+    }
+    writer.key("op")
+    switch entry.change {
+    case .create:
+      writer.beginObject()
+      writer.key("op")
+      writer.plainString("create")
+      writer.endObject()
+    case .migrate(let from, let to):
+      writer.beginObject()
+      writer.key("op")
+      writer.plainString("migrate")
+      writer.key("from")
+      writer.int(from)
+      writer.key("to")
+      writer.int(to)
+      writer.endObject()
+    case .command(let command):
+      CommandJSON.writeOp(command, into: &writer)
+    case .unrecorded:
+      writer.beginObject()
+      writer.key("op")
+      writer.plainString("unrecorded")
+      writer.endObject()
+    }
+    writer.endObject()
+  }
+
+  /// The state right after `version`, as a GET answered it then (`version: V`, `updatedAt` the
+  /// time of that version).
+  package func state(of record: SessionRecord, at version: Int) throws(EngineRefusal)
+    -> EncodedAnswer
+  {
+    try record.data.withLock { (data) throws(EngineRefusal) -> EncodedAnswer in
+      try call(record, &data)
+      let (state, at) = try Self.kept(
+        version, of: data, catalog: catalog, configuration: configuration)
+      var writer = JSONWriter(capacity: 1024)
+      StateJSON.writeState(
+        state, id: record.id,
+        times: SessionTimes(createdAt: record.createdAt, updatedAt: at, expiresAt: data.expiresAt),
+        into: &writer)
+      return EncodedAnswer(version: version, body: writer)
+    }
+  }
+
+  /// The state at a kept version and its time, or why there is none.
+  static func kept(
+    _ version: Int, of data: SessionRecord.Data, catalog: GraphCatalog,
+    configuration: StoreConfiguration
+  ) throws(EngineRefusal) -> (NavigationState, Timestamp) {
+    let history = data.history
+    let oldest = history.oldest(limit: configuration.historyVersions)
+    guard version >= 1, version <= data.navigation.version else {
+      throw EngineRefusal.invalidVersion(current: data.navigation.version)
+    }
+    guard version >= oldest else { throw EngineRefusal.historyExpired(oldest: oldest) }
+    if version == data.navigation.version {
+      return (data.navigation, data.updatedAt)
+    }
+    guard
+      let state = history.state(
+        at: version, graphs: { catalog.graph($0, version: $1) },
+        graphPath: { catalog.versions(of: $0, after: $1, upTo: $2) },
+        limits: configuration.limits, graphName: data.navigation.graph.name,
+        limit: configuration.historyVersions),
+      let entry = history.entries(
+        after: version - 1, count: 1, limit: configuration.historyVersions
+      )
+      .first
+    else { throw EngineRefusal.historyExpired(oldest: oldest) }
+    return (state, entry.at)
+  }
+
+  /// Makes the session's visible path what it was at `version`, as a new change: `PUT state`
+  /// with that path (`discard` as there), which adds `session.restored`.
+  package func restore(
+    _ record: SessionRecord, to version: Int, discard: Bool, by caller: Caller,
+    precondition: VersionPrecondition?, minimal: Bool, idempotency: IdempotencyClaim?
+  ) throws(EngineRefusal) -> AppliedCommand {
+    let path = try record.data.withLock { (data) throws(EngineRefusal) -> [PathEntry] in
+      try call(record, &data)
+      return try Self.kept(version, of: data, catalog: catalog, configuration: configuration).0
+        .visiblePathEntries
+    }
+    let command = Command.restore(version: version, path: path)
+    return try apply(
+      discard ? .discarding(command) : command, to: record, by: caller,
+      precondition: precondition, minimal: minimal, idempotency: idempotency)
+  }
+}
