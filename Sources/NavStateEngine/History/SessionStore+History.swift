@@ -1,6 +1,6 @@
-import NavJSON
-import NavStateWire
-import NavigationCore
+public import NavJSON
+package import NavStateWire
+package import NavigationCore
 import Synchronization
 
 /// A session's history read back: its entries, its state at a kept version, and a restore of
