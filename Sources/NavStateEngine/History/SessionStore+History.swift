@@ -1,6 +1,6 @@
-public import NavJSON
-package import NavStateWire
-package import NavigationCore
+package import NavJSON
+import NavStateWire
+import NavigationCore
 import Synchronization
 
 /// A session's history read back: its entries, its state at a kept version, and a restore of
