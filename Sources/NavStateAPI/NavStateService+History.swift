@@ -1,6 +1,7 @@
 import MicroHTTPServer
 import NavJSON
 import NavStateEngine
+import NavStateWire
 import NavigationCore
 
 /// A session's history (`GET .../history`), its state at a kept version (`GET ...?at=V`, in
@@ -8,6 +9,15 @@ import NavigationCore
 extension NavStateService {
   func getHistory(_ request: HTTPRequest, key: SessionID?) throws(APIProblem) -> HTTPResponse {
     let record = try authorize(key, request)
+    if let format = request.queryItem("format") {
+      guard format == "breadcrumbs" else {
+        throw APIProblem(
+          status: 400, code: "invalid_query", title: "Invalid query",
+          detail: "'format' may only be breadcrumbs (or absent)")
+      }
+      let body = try engine { () throws(EngineRefusal) in try store.breadcrumbs(of: record) }
+      return Self.json(200, body)
+    }
     let after = try Self.naturalQuery(request, "after", default: 0, max: Int.max)
     let limit = try Self.naturalQuery(request, "limit", default: 100, max: 1000, min: 1)
     let body = try engine { () throws(EngineRefusal) in
@@ -52,6 +62,38 @@ extension NavStateService {
     var response = Self.json(200, applied.takeAnswer(), etag: changed)
     Self.addChangeHeaders(to: &response.headers, minimal: minimal)
     return response
+  }
+
+  /// `GET .../recording`: NDJSON, the state at the oldest kept version and every later entry;
+  /// sensitive params redacted unless the backend asks `?redact=false`.
+  func getRecording(_ request: HTTPRequest, key: SessionID?) throws(APIProblem) -> HTTPResponse {
+    let (record, caller) = try authorizeCaller(key, request)
+    var redacted = true
+    if let flag = request.queryItem("redact") {
+      guard flag == "true" || flag == "false" else {
+        throw APIProblem(
+          status: 400, code: "invalid_query", title: "Invalid query",
+          detail: "'redact' must be true or false")
+      }
+      redacted = flag == "true"
+    }
+    if !redacted, caller != .backend {
+      throw APIProblem(EngineRefusal.backendOnly(what: "a recording with sensitive params shown"))
+    }
+    let recording = try engine { () throws(EngineRefusal) in try store.recording(of: record) }
+    var body: [UInt8] = []
+    for line in recording.lines {
+      if redacted, recording.graph.hasSensitiveParams, let value = try? JSONParser.parse(line) {
+        var writer = JSONWriter(capacity: line.count + 64)
+        writer.value(Redaction.redact(value, in: recording.graph))
+        body += writer.bytes
+      } else {
+        body += line
+      }
+      body.append(UInt8(ascii: "\n"))
+    }
+    return HTTPResponse(
+      status: 200, headers: HTTPHeaders([("Content-Type", "application/x-ndjson")]), body: body)
   }
 
   /// `?at=V`: a version of the session, a positive integer (400 `invalid_version` otherwise).

@@ -45,6 +45,9 @@ public final class NavStateService: Sendable {
         try putGraph(request, named: params["name"] ?? "", dryRunOnly: true)
       }
     }
+    router.add("POST", "/v1/graphs/{name}/replay") { [self] request, params in
+      answer { () throws(APIProblem) in try replayGraph(request, named: params["name"] ?? "") }
+    }
     router.add("POST", "/v1/graphs/{name}/migrate") { [self] request, params in
       answer { () throws(APIProblem) in try migrateGraph(request, named: params["name"] ?? "") }
     }
@@ -102,6 +105,9 @@ public final class NavStateService: Sendable {
     }
     router.add("GET", "/v1/sessions/{sid}/history") { [self] request, params in
       answer { () throws(APIProblem) in try getHistory(request, key: sessionKey(params)) }
+    }
+    router.add("GET", "/v1/sessions/{sid}/recording") { [self] request, params in
+      answer { () throws(APIProblem) in try getRecording(request, key: sessionKey(params)) }
     }
     router.add("POST", "/v1/sessions/{sid}/restore") { [self] request, params in
       let key = sessionKey(params)

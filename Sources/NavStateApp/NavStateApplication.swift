@@ -116,6 +116,12 @@ public final class NavStateApplication {
     var serverConfiguration = configuration.server
     serverConfiguration.host = configuration.host
     serverConfiguration.port = configuration.port
+    // Recordings to replay come many to a request (POST /v1/graphs/{name}/replay).
+    let defaultLimit = serverConfiguration.maxBodyBytes
+    serverConfiguration.largerBodyLimit = { method, target in
+      NavStateService.isReplay(method: method, target: target)
+        ? max(defaultLimit, NavStateService.maxReplayBytes) : nil
+    }
     let warnings = LogThrottle<ServerLogMessage.Kind>(intervalSeconds: 10)
     let started = ContinuousClock.now
     let seconds = { @Sendable () -> Double in

@@ -109,7 +109,7 @@ public enum CommandDecoder {
   }
 
   /// A batch element: `{"op": "push", ...the fields of that operation}`.
-  static func batchOp(_ element: JSONValue) throws(NavigationError) -> Command {
+  public static func batchOp(_ element: JSONValue) throws(NavigationError) -> Command {
     guard element.objectValue != nil else {
       throw NavigationError(.invalidRequest, "each op must be an object with an 'op'")
     }

@@ -34,6 +34,10 @@ public enum GraphJSON {
           writer.key("default")
           writer.value(value.json)
         }
+        if spec.sensitive {
+          writer.key("sensitive")
+          writer.bool(true)
+        }
         writer.endObject()
       }
       writer.endObject()

@@ -53,6 +53,8 @@ final class RequestState {
   /// Bit `n % 64` set when a field name of `n` bytes was received: most lookups are for fields
   /// a request does not carry (`Idempotency-Key`, `If-Match`, `Prefer`), answered by one test.
   @exclusivity(unchecked) var nameLengths: UInt64 = 0
+  /// This request's body limit (the server's, or a larger one for its route).
+  @exclusivity(unchecked) var maxBodyBytes = 0
   @exclusivity(unchecked) var hostCount = 0
   @exclusivity(unchecked) var authorizationCount = 0
   /// Where the (first) Host field's value lies in the block.

@@ -26,9 +26,11 @@ struct Exchange {
     if let refusal = refusal(method: method, version: version) {
       return refuse(refusal)
     }
+    request.maxBodyBytes =
+      context.largerBodyLimit?(request.method, request.target) ?? context.maxBodyBytes
     let framing = RequestFraming.decide(
       contentLengths: request.contentLengths, transferEncodings: request.transferEncodings,
-      maxBodyBytes: context.maxBodyBytes)
+      maxBodyBytes: request.maxBodyBytes)
     // Emptied but kept: a connection's next request (almost always) has a Content-Length again.
     if !request.contentLengths.isEmpty { request.contentLengths.removeAll(keepingCapacity: true) }
     if !request.transferEncodings.isEmpty {
@@ -43,7 +45,7 @@ struct Exchange {
         request.body.reserveCapacity(expectedLength)
       }
       let due = context.connections.timing.body(
-        expectedLength: expectedLength ?? context.maxBodyBytes)
+        expectedLength: expectedLength ?? request.maxBodyBytes)
       // Lost the race with the deadline sweeper: the connection is being closed.
       guard
         request.connection?.advance(to: .readingBody, deadline: MonotonicClock.now() + due)
@@ -129,7 +131,7 @@ struct Exchange {
       // A client that keeps sending far past the cap is cut off without an answer.
       return request.discarded > context.discardAllowance ? .NO : .YES
     }
-    if request.body.count + bytes.count > context.maxBodyBytes {
+    if request.body.count + bytes.count > request.maxBodyBytes {
       request.tooLarge = true
       request.discarded = request.body.count + bytes.count
       request.body = []
@@ -145,7 +147,7 @@ struct Exchange {
     if request.tooLarge {
       guard
         case .reject(let status, let code, let detail) = RequestFraming.tooLarge(
-          maxBodyBytes: context.maxBodyBytes)
+          maxBodyBytes: request.maxBodyBytes)
       else { return .NO }
       let response = HTTPResponse.problem(
         status: status, code: code, title: Self.title(status), detail: detail)

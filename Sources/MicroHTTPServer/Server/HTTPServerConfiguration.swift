@@ -58,6 +58,9 @@ public struct HTTPServerConfiguration: Sendable {
   public var memoryLimitPerConnection: Int = 32 * 1024
   /// Largest request body accepted; larger ones are answered 413 "payload_too_large".
   public var maxBodyBytes: Int = 64 * 1024
+  /// A larger body limit for some requests (method and target in, bytes out; nil: the
+  /// default), such as an upload of many records to one route.
+  public var largerBodyLimit: (@Sendable (_ method: String, _ target: String) -> Int?)? = nil
   /// Receives libmicrohttpd's own error messages (one line each, without a newline), sorted by
   /// kind. When nil, they are dropped.
   public var errorLog: (@Sendable (ServerLogMessage) -> Void)? = nil

@@ -13,6 +13,7 @@ import Synchronization
 final class ServerContext: Sendable {
   let handler: any HTTPHandler
   let maxBodyBytes: Int
+  let largerBodyLimit: (@Sendable (String, String) -> Int?)?
   /// Bytes of an over-size chunked body read and dropped before the connection is simply closed.
   /// Until then the client gets its 413; past it, a client streaming forever is cut off.
   let discardAllowance: Int
@@ -37,6 +38,7 @@ final class ServerContext: Sendable {
   init(configuration: HTTPServerConfiguration, handler: any HTTPHandler, streamThreads: Int) {
     self.handler = handler
     self.maxBodyBytes = configuration.maxBodyBytes
+    self.largerBodyLimit = configuration.largerBodyLimit
     self.discardAllowance = max(configuration.maxBodyBytes, 1 << 20)
     let errorLog = configuration.errorLog
     self.errorLog = errorLog

@@ -226,6 +226,24 @@ package struct SessionHistory: Sendable {
     return state.version == version ? state : nil
   }
 
+  /// Replays the entries after `version` onto `state` (the state right after `version`),
+  /// handing each entry and the state after it to `body`; stops at the first that fails.
+  package func replay(
+    after version: Int, from state: NavigationState,
+    graphPath: (String, Int, Int) -> [RouteGraph],
+    _ body: (Entry, NavigationState) -> Void
+  ) {
+    var state = state
+    var reader = ByteReader(bytes, at: startOffset(of: version + 1))
+    while let entry = Self.read(&reader) {
+      guard entry.version > version else { continue }
+      guard Self.replay(entry.change, on: &state, graphPath: graphPath),
+        state.version == entry.version
+      else { return }
+      body(entry, state)
+    }
+  }
+
   /// Applies a stored change to `state` again.
   package static func replay(
     _ change: Change, on state: inout NavigationState,

@@ -34,23 +34,21 @@ extension SessionStore {
   /// One entry as `{version, at, by, op}`.
   package static func writeEntry(_ entry: SessionHistory.Entry, into writer: inout JSONWriter) {
     writer.beginObject()
+    writeEntryMembers(entry, into: &writer)
+    writer.endObject()
+  }
+
+  static func writeEntryMembers(_ entry: SessionHistory.Entry, into writer: inout JSONWriter) {
     writer.key("version")
     writer.int(entry.version)
     writer.key("at")
     entry.at.withRFC3339 { writer.plainString($0) }
     writer.key("by")
-    switch entry.by {
-    case .client: writer.plainString("client")
-    case .backend: writer.plainString("backend")
-    case .server: writer.plainString("server")
-    }
+    writer.string(entry.by.name)
     writer.key("op")
     switch entry.change {
-    case .create:
-      writer.beginObject()
-      writer.key("op")
-      writer.plainString("create")
-      writer.endObject()
+    case .command(let command):
+      CommandJSON.writeOp(command, into: &writer)
     case .migrate(let from, let to):
       writer.beginObject()
       writer.key("op")
@@ -60,15 +58,12 @@ extension SessionStore {
       writer.key("to")
       writer.int(to)
       writer.endObject()
-    case .command(let command):
-      CommandJSON.writeOp(command, into: &writer)
-    case .unrecorded:
+    case .create, .unrecorded:
       writer.beginObject()
       writer.key("op")
-      writer.plainString("unrecorded")
+      writer.string(entry.change.name)
       writer.endObject()
     }
-    writer.endObject()
   }
 
   /// The state right after `version`, as a GET answered it then (`version: V`, `updatedAt` the

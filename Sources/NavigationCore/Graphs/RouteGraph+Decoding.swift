@@ -27,7 +27,7 @@ private let routeKeys: Set<String> = [
   "name", "path", "params", "presentation", "presentations", "next", "tabs", "root", "description",
   "requires", "redirect",
 ]
-private let paramKeys: Set<String> = ["type", "required", "default"]
+private let paramKeys: Set<String> = ["type", "required", "default", "sensitive"]
 
 private struct GraphDecoder {
   let source: String
@@ -288,8 +288,16 @@ private struct GraphDecoder {
         }
         defaultValue = converted
       }
+      var sensitive = false
+      if let flag = declaration["sensitive"] {
+        guard let parsed = flag.boolValue else {
+          throw fail("param '\(name)': 'sensitive' must be true or false", route: route)
+        }
+        sensitive = parsed
+      }
       names.append(name)
-      specs[name] = ParamSpec(type: type, required: required, defaultValue: defaultValue)
+      specs[name] = ParamSpec(
+        type: type, required: required, defaultValue: defaultValue, sensitive: sensitive)
     }
     return (names, specs)
   }

@@ -122,3 +122,16 @@ extension RouteGraph {
     }
   }
 }
+
+extension RouteGraph {
+  /// Whether `route` declares `param` sensitive (`"sensitive": true`): redacted where that
+  /// applies. Unknown routes and params are not.
+  public func isSensitive(route: String, param: String) -> Bool {
+    self.route(named: route)?.paramSpecs[param]?.sensitive ?? false
+  }
+
+  /// Whether any route declares a sensitive param (nothing to redact otherwise).
+  public var hasSensitiveParams: Bool {
+    routes.contains { route in route.paramSpecs.values.contains(where: \.sensitive) }
+  }
+}

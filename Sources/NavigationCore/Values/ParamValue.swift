@@ -55,10 +55,16 @@ public struct ParamSpec: Sendable, Hashable {
   public var type: ParamType
   public var required: Bool
   public var defaultValue: ParamValue?
+  /// Shown as `"[redacted]"` wherever redaction applies (recordings; `"sensitive": true`).
+  public var sensitive: Bool
 
-  public init(type: ParamType, required: Bool = false, defaultValue: ParamValue? = nil) {
+  public init(
+    type: ParamType, required: Bool = false, defaultValue: ParamValue? = nil,
+    sensitive: Bool = false
+  ) {
     self.type = type
     self.required = required
     self.defaultValue = defaultValue
+    self.sensitive = sensitive
   }
 }
