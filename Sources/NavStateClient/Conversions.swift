@@ -130,6 +130,8 @@ extension NavigationEvent {
       self = .leaveGuardChanged(
         seq: Int(changed.seq), version: Int(changed.version), coordinator: changed.coordinator,
         reason: changed.reason)
+    case .sessionRestored(let restored):
+      self = .restored(seq: Int(restored.seq), version: Int(restored.version), from: restored.from)
     }
   }
 }

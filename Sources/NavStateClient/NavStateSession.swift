@@ -350,6 +350,7 @@ public final class NavStateSession: Sendable {
     case .setPath(let entries): try await setPath(entries, discard: discard)
     case .deepLink(let url): try await deepLink(url, discard: discard)
     case .batch(let operations): try await batch(operations, discard: discard)
+    case .restore(let version): try await restore(to: version, discard: discard)
     }
   }
 

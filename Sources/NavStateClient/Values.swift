@@ -252,6 +252,8 @@ public enum NavigationEvent: Sendable, Hashable {
   case pendingDropped(seq: Int, version: Int, route: String, reason: Reason, code: String?)
   /// A leave guard was set (`reason`) or cleared (nil).
   case leaveGuardChanged(seq: Int, version: Int, coordinator: CoordinatorID, reason: String?)
+  /// The visible path was made what it was at session version `from` (a restore).
+  case restored(seq: Int, version: Int, from: Int)
 
   public var seq: Int {
     switch self {
@@ -259,7 +261,8 @@ public enum NavigationEvent: Sendable, Hashable {
       .resumed(let seq, _, _, _), .tabSelected(let seq, _, _, _), .sessionEnded(let seq, _, _),
       .migrated(let seq, _, _, _), .contextChanged(let seq, _, _),
       .redirected(let seq, _, _, _, _), .pendingApplied(let seq, _, _),
-      .pendingDropped(let seq, _, _, _, _), .leaveGuardChanged(let seq, _, _, _):
+      .pendingDropped(let seq, _, _, _, _), .leaveGuardChanged(let seq, _, _, _),
+      .restored(let seq, _, _):
       return seq
     }
   }
@@ -271,7 +274,7 @@ public enum NavigationEvent: Sendable, Hashable {
       .sessionEnded(_, let version, _), .migrated(_, let version, _, _),
       .contextChanged(_, let version, _), .redirected(_, let version, _, _, _),
       .pendingApplied(_, let version, _), .pendingDropped(_, let version, _, _, _),
-      .leaveGuardChanged(_, let version, _, _):
+      .leaveGuardChanged(_, let version, _, _), .restored(_, let version, _):
       return version
     }
   }
@@ -330,6 +333,7 @@ public enum GuardedOperation: Sendable, Hashable {
   case setPath([PathEntry])
   case deepLink(String)
   case batch([BatchOperation])
+  case restore(version: Int)
 }
 
 /// What migrating a graph's live sessions to its newest version does (a dry run) or did.

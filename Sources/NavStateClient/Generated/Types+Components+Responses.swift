@@ -527,6 +527,34 @@ extension Components {
                 self.body = body
             }
         }
+        internal struct HistoryExpired: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/HistoryExpired/content`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/HistoryExpired/content/application\/problem+json`.
+                case applicationProblemJson(Components.Schemas.Problem)
+                /// The associated value of the enum case if `self` is `.applicationProblemJson`.
+                ///
+                /// - Throws: An error if `self` is not `.applicationProblemJson`.
+                /// - SeeAlso: `.applicationProblemJson`.
+                internal var applicationProblemJson: Components.Schemas.Problem {
+                    get throws {
+                        switch self {
+                        case let .applicationProblemJson(body):
+                            return body
+                        }
+                    }
+                }
+            }
+            /// Received HTTP response body
+            internal var body: Components.Responses.HistoryExpired.Body
+            /// Creates a new `HistoryExpired`.
+            ///
+            /// - Parameters:
+            ///   - body: Received HTTP response body
+            internal init(body: Components.Responses.HistoryExpired.Body) {
+                self.body = body
+            }
+        }
         internal struct TooManyStreams: Sendable, Hashable {
             /// - Remark: Generated from `#/components/responses/TooManyStreams/headers`.
             internal struct Headers: Sendable, Hashable {

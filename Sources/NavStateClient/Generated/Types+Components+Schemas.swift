@@ -2105,6 +2105,8 @@ extension Components {
             case sessionEnded(Components.Schemas.SessionEndedEvent)
             /// - Remark: Generated from `#/components/schemas/Event/SessionMigratedEvent`.
             case sessionMigrated(Components.Schemas.SessionMigratedEvent)
+            /// - Remark: Generated from `#/components/schemas/Event/SessionRestoredEvent`.
+            case sessionRestored(Components.Schemas.SessionRestoredEvent)
             /// - Remark: Generated from `#/components/schemas/Event/TabSelectedEvent`.
             case tabSelected(Components.Schemas.TabSelectedEvent)
             internal enum CodingKeys: String, CodingKey {
@@ -2137,6 +2139,8 @@ extension Components {
                     self = .sessionEnded(try .init(from: decoder))
                 case "session.migrated":
                     self = .sessionMigrated(try .init(from: decoder))
+                case "session.restored":
+                    self = .sessionRestored(try .init(from: decoder))
                 case "tab.selected":
                     self = .tabSelected(try .init(from: decoder))
                 default:
@@ -2168,6 +2172,8 @@ extension Components {
                 case let .sessionEnded(value):
                     try value.encode(to: encoder)
                 case let .sessionMigrated(value):
+                    try value.encode(to: encoder)
+                case let .sessionRestored(value):
                     try value.encode(to: encoder)
                 case let .tabSelected(value):
                     try value.encode(to: encoder)
@@ -2537,6 +2543,393 @@ extension Components {
                 case _type = "type"
                 case from
                 case to
+            }
+        }
+        /// The visible path was made what it was at session version `from` (`POST .../restore`).
+        ///
+        /// - Remark: Generated from `#/components/schemas/SessionRestoredEvent`.
+        internal struct SessionRestoredEvent: Codable, Hashable, Sendable {
+            /// Counts up by one per event within a session.
+            ///
+            /// - Remark: Generated from `#/components/schemas/SessionRestoredEvent/seq`.
+            internal var seq: Swift.Int64
+            /// The session version the event's operation produced.
+            ///
+            /// - Remark: Generated from `#/components/schemas/SessionRestoredEvent/version`.
+            internal var version: Swift.Int64
+            /// - Remark: Generated from `#/components/schemas/SessionRestoredEvent/type`.
+            internal enum _TypePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case sessionRestored = "session.restored"
+            }
+            /// - Remark: Generated from `#/components/schemas/SessionRestoredEvent/type`.
+            internal var _type: Components.Schemas.SessionRestoredEvent._TypePayload
+            /// The session version restored.
+            ///
+            /// - Remark: Generated from `#/components/schemas/SessionRestoredEvent/from`.
+            internal var from: Swift.Int
+            /// Creates a new `SessionRestoredEvent`.
+            ///
+            /// - Parameters:
+            ///   - seq: Counts up by one per event within a session.
+            ///   - version: The session version the event's operation produced.
+            ///   - _type:
+            ///   - from: The session version restored.
+            internal init(
+                seq: Swift.Int64,
+                version: Swift.Int64,
+                _type: Components.Schemas.SessionRestoredEvent._TypePayload,
+                from: Swift.Int
+            ) {
+                self.seq = seq
+                self.version = version
+                self._type = _type
+                self.from = from
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case seq
+                case version
+                case _type = "type"
+                case from
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/HistoryEntry`.
+        internal struct HistoryEntry: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/HistoryEntry/version`.
+            internal var version: Swift.Int
+            /// When the version was made (RFC 3339, milliseconds).
+            ///
+            /// - Remark: Generated from `#/components/schemas/HistoryEntry/at`.
+            internal var at: Foundation.Date
+            /// - Remark: Generated from `#/components/schemas/HistoryEntry/by`.
+            internal enum ByPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case client = "client"
+                case backend = "backend"
+                case server = "server"
+            }
+            /// - Remark: Generated from `#/components/schemas/HistoryEntry/by`.
+            internal var by: Components.Schemas.HistoryEntry.ByPayload
+            /// - Remark: Generated from `#/components/schemas/HistoryEntry/op`.
+            internal var op: Components.Schemas.HistoryOp
+            /// Creates a new `HistoryEntry`.
+            ///
+            /// - Parameters:
+            ///   - version:
+            ///   - at: When the version was made (RFC 3339, milliseconds).
+            ///   - by:
+            ///   - op:
+            internal init(
+                version: Swift.Int,
+                at: Foundation.Date,
+                by: Components.Schemas.HistoryEntry.ByPayload,
+                op: Components.Schemas.HistoryOp
+            ) {
+                self.version = version
+                self.at = at
+                self.by = by
+                self.op = op
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case version
+                case at
+                case by
+                case op
+            }
+        }
+        /// The operation as the server understood it, a batch element with its defaults filled in; also `create`, `migrate {from, to}`, `context`, `leaveGuard {coordinator, reason}`, `restore {version}` and `unrecorded` (a session whose older server kept no history).
+        ///
+        /// - Remark: Generated from `#/components/schemas/HistoryOp`.
+        internal struct HistoryOp: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/HistoryOp/op`.
+            internal var op: Swift.String
+            /// A container of undocumented properties.
+            internal var additionalProperties: OpenAPIRuntime.OpenAPIObjectContainer
+            /// Creates a new `HistoryOp`.
+            ///
+            /// - Parameters:
+            ///   - op:
+            ///   - additionalProperties: A container of undocumented properties.
+            internal init(
+                op: Swift.String,
+                additionalProperties: OpenAPIRuntime.OpenAPIObjectContainer = .init()
+            ) {
+                self.op = op
+                self.additionalProperties = additionalProperties
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case op
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.op = try container.decode(
+                    Swift.String.self,
+                    forKey: .op
+                )
+                additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [
+                    "op"
+                ])
+            }
+            internal func encode(to encoder: any Swift.Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(
+                    self.op,
+                    forKey: .op
+                )
+                try encoder.encodeAdditionalProperties(additionalProperties)
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/History`.
+        internal struct History: Codable, Hashable, Sendable {
+            /// The session's version now.
+            ///
+            /// - Remark: Generated from `#/components/schemas/History/version`.
+            internal var version: Swift.Int
+            /// The oldest version kept.
+            ///
+            /// - Remark: Generated from `#/components/schemas/History/oldest`.
+            internal var oldest: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/History/entries`.
+            internal var entries: [Components.Schemas.HistoryEntry]
+            /// Creates a new `History`.
+            ///
+            /// - Parameters:
+            ///   - version: The session's version now.
+            ///   - oldest: The oldest version kept.
+            ///   - entries:
+            internal init(
+                version: Swift.Int,
+                oldest: Swift.Int,
+                entries: [Components.Schemas.HistoryEntry]
+            ) {
+                self.version = version
+                self.oldest = oldest
+                self.entries = entries
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case version
+                case oldest
+                case entries
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/Breadcrumb`.
+        internal struct Breadcrumb: Codable, Hashable, Sendable {
+            /// Seconds since the epoch.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Breadcrumb/timestamp`.
+            internal var timestamp: Swift.Double
+            /// - Remark: Generated from `#/components/schemas/Breadcrumb/type`.
+            internal enum _TypePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case navigation = "navigation"
+            }
+            /// - Remark: Generated from `#/components/schemas/Breadcrumb/type`.
+            internal var _type: Components.Schemas.Breadcrumb._TypePayload
+            /// - Remark: Generated from `#/components/schemas/Breadcrumb/category`.
+            internal enum CategoryPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case navigation = "navigation"
+            }
+            /// - Remark: Generated from `#/components/schemas/Breadcrumb/category`.
+            internal var category: Components.Schemas.Breadcrumb.CategoryPayload
+            /// - Remark: Generated from `#/components/schemas/Breadcrumb/data`.
+            internal struct DataPayload: Codable, Hashable, Sendable {
+                /// The visible path's routes before, `/master/detail` (`""` at the creation).
+                ///
+                /// - Remark: Generated from `#/components/schemas/Breadcrumb/data/from`.
+                internal var from: Swift.String
+                /// - Remark: Generated from `#/components/schemas/Breadcrumb/data/to`.
+                internal var to: Swift.String
+                /// Creates a new `DataPayload`.
+                ///
+                /// - Parameters:
+                ///   - from: The visible path's routes before, `/master/detail` (`""` at the creation).
+                ///   - to:
+                internal init(
+                    from: Swift.String,
+                    to: Swift.String
+                ) {
+                    self.from = from
+                    self.to = to
+                }
+                internal enum CodingKeys: String, CodingKey {
+                    case from
+                    case to
+                }
+            }
+            /// - Remark: Generated from `#/components/schemas/Breadcrumb/data`.
+            internal var data: Components.Schemas.Breadcrumb.DataPayload
+            /// - Remark: Generated from `#/components/schemas/Breadcrumb/message`.
+            internal var message: Swift.String?
+            /// Creates a new `Breadcrumb`.
+            ///
+            /// - Parameters:
+            ///   - timestamp: Seconds since the epoch.
+            ///   - _type:
+            ///   - category:
+            ///   - data:
+            ///   - message:
+            internal init(
+                timestamp: Swift.Double,
+                _type: Components.Schemas.Breadcrumb._TypePayload,
+                category: Components.Schemas.Breadcrumb.CategoryPayload,
+                data: Components.Schemas.Breadcrumb.DataPayload,
+                message: Swift.String? = nil
+            ) {
+                self.timestamp = timestamp
+                self._type = _type
+                self.category = category
+                self.data = data
+                self.message = message
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case timestamp
+                case _type = "type"
+                case category
+                case data
+                case message
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/Breadcrumbs`.
+        internal typealias Breadcrumbs = [Components.Schemas.Breadcrumb]
+        /// - Remark: Generated from `#/components/schemas/RestoreRequest`.
+        internal struct RestoreRequest: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/RestoreRequest/version`.
+            internal var version: Swift.Int
+            /// Go ahead even where the restore stops coordinators with leave guards.
+            ///
+            /// - Remark: Generated from `#/components/schemas/RestoreRequest/discard`.
+            internal var discard: Swift.Bool?
+            /// Creates a new `RestoreRequest`.
+            ///
+            /// - Parameters:
+            ///   - version:
+            ///   - discard: Go ahead even where the restore stops coordinators with leave guards.
+            internal init(
+                version: Swift.Int,
+                discard: Swift.Bool? = nil
+            ) {
+                self.version = version
+                self.discard = discard
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case version
+                case discard
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.version = try container.decode(
+                    Swift.Int.self,
+                    forKey: .version
+                )
+                self.discard = try container.decodeIfPresent(
+                    Swift.Bool.self,
+                    forKey: .discard
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "version",
+                    "discard"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/ReplayReport`.
+        internal struct ReplayReport: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ReplayReport/graph`.
+            internal var graph: Swift.String
+            /// The graph version replayed against.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ReplayReport/version`.
+            internal var version: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/ReplayReport/recordings`.
+            internal var recordings: Swift.Int
+            /// Recordings the graph version took to their end.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ReplayReport/replayed`.
+            internal var replayed: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/ReplayReport/diverged`.
+            internal var diverged: [Components.Schemas.Divergence]
+            /// Creates a new `ReplayReport`.
+            ///
+            /// - Parameters:
+            ///   - graph:
+            ///   - version: The graph version replayed against.
+            ///   - recordings:
+            ///   - replayed: Recordings the graph version took to their end.
+            ///   - diverged:
+            internal init(
+                graph: Swift.String,
+                version: Swift.Int,
+                recordings: Swift.Int,
+                replayed: Swift.Int,
+                diverged: [Components.Schemas.Divergence]
+            ) {
+                self.graph = graph
+                self.version = version
+                self.recordings = recordings
+                self.replayed = replayed
+                self.diverged = diverged
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case graph
+                case version
+                case recordings
+                case replayed
+                case diverged
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/Divergence`.
+        internal struct Divergence: Codable, Hashable, Sendable {
+            /// Its 0-based place in the body.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Divergence/recording`.
+            internal var recording: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/Divergence/session`.
+            internal var session: Swift.String
+            /// The version of the first entry refused (`from` for a refused start).
+            ///
+            /// - Remark: Generated from `#/components/schemas/Divergence/version`.
+            internal var version: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/Divergence/op`.
+            internal var op: Components.Schemas.HistoryOp
+            /// What the live server would have answered.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Divergence/status`.
+            internal var status: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/Divergence/code`.
+            internal var code: Swift.String
+            /// - Remark: Generated from `#/components/schemas/Divergence/detail`.
+            internal var detail: Swift.String?
+            /// Creates a new `Divergence`.
+            ///
+            /// - Parameters:
+            ///   - recording: Its 0-based place in the body.
+            ///   - session:
+            ///   - version: The version of the first entry refused (`from` for a refused start).
+            ///   - op:
+            ///   - status: What the live server would have answered.
+            ///   - code:
+            ///   - detail:
+            internal init(
+                recording: Swift.Int,
+                session: Swift.String,
+                version: Swift.Int,
+                op: Components.Schemas.HistoryOp,
+                status: Swift.Int,
+                code: Swift.String,
+                detail: Swift.String? = nil
+            ) {
+                self.recording = recording
+                self.session = session
+                self.version = version
+                self.op = op
+                self.status = status
+                self.code = code
+                self.detail = detail
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case recording
+                case session
+                case version
+                case op
+                case status
+                case code
+                case detail
             }
         }
         /// The backend changed the session's context.
@@ -3171,25 +3564,33 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/ParamDeclaration/default`.
             internal var _default: Components.Schemas.ParamValue?
+            /// Redacted as `"[redacted]"` in recordings. Absent when false.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ParamDeclaration/sensitive`.
+            internal var sensitive: Swift.Bool?
             /// Creates a new `ParamDeclaration`.
             ///
             /// - Parameters:
             ///   - _type:
             ///   - required:
             ///   - _default: Filled in when the param is left out. Absent when there is none.
+            ///   - sensitive: Redacted as `"[redacted]"` in recordings. Absent when false.
             internal init(
                 _type: Components.Schemas.ParamDeclaration._TypePayload,
                 required: Swift.Bool,
-                _default: Components.Schemas.ParamValue? = nil
+                _default: Components.Schemas.ParamValue? = nil,
+                sensitive: Swift.Bool? = nil
             ) {
                 self._type = _type
                 self.required = required
                 self._default = _default
+                self.sensitive = sensitive
             }
             internal enum CodingKeys: String, CodingKey {
                 case _type = "type"
                 case required
                 case _default = "default"
+                case sensitive
             }
         }
         /// A graph as `PUT /v1/graphs/{name}` and its dry run take it, in the format of graph files. Only `name`, `root` and `routes` (and each route's `name`) are required; every other member may be left out or be `null`, which means the same as left out, and the server fills in its default. A Graph read with `GET` is a valid GraphInput. Unknown members are refused (422 invalid_graph).
@@ -3592,25 +3993,33 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/ParamDeclarationInput/default`.
             internal var _default: Components.Schemas.ParamValue?
+            /// Default false. Redacted as `"[redacted]"` in recordings.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ParamDeclarationInput/sensitive`.
+            internal var sensitive: Swift.Bool?
             /// Creates a new `ParamDeclarationInput`.
             ///
             /// - Parameters:
             ///   - _type:
             ///   - required: Default false.
             ///   - _default: Filled in when the param is left out; of the param's type. `null` or left out: no default.
+            ///   - sensitive: Default false. Redacted as `"[redacted]"` in recordings.
             internal init(
                 _type: Components.Schemas.ParamDeclarationInput._TypePayload,
                 required: Swift.Bool? = nil,
-                _default: Components.Schemas.ParamValue? = nil
+                _default: Components.Schemas.ParamValue? = nil,
+                sensitive: Swift.Bool? = nil
             ) {
                 self._type = _type
                 self.required = required
                 self._default = _default
+                self.sensitive = sensitive
             }
             internal enum CodingKeys: String, CodingKey {
                 case _type = "type"
                 case required
                 case _default = "default"
+                case sensitive
             }
             internal init(from decoder: any Swift.Decoder) throws {
                 let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -3626,10 +4035,15 @@ extension Components {
                     Components.Schemas.ParamValue.self,
                     forKey: ._default
                 )
+                self.sensitive = try container.decodeIfPresent(
+                    Swift.Bool.self,
+                    forKey: .sensitive
+                )
                 try decoder.ensureNoAdditionalProperties(knownKeys: [
                     "type",
                     "required",
-                    "default"
+                    "default",
+                    "sensitive"
                 ])
             }
         }
@@ -3688,6 +4102,14 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/Problem/coordinator`.
             internal var coordinator: Components.Schemas.CoordinatorId?
+            /// With 410 history_expired: the oldest version kept.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Problem/oldest`.
+            internal var oldest: Swift.Int?
+            /// With 400 invalid_recording: the line refused.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Problem/line`.
+            internal var line: Swift.Int?
             /// Creates a new `Problem`.
             ///
             /// - Parameters:
@@ -3702,6 +4124,8 @@ extension Components {
             ///   - route: With 403 requirement_not_met: the closed route.
             ///   - missing: With 403 requirement_not_met: the context keys whose requirement fails.
             ///   - coordinator: With 409 leave_blocked: the guarded coordinator.
+            ///   - oldest: With 410 history_expired: the oldest version kept.
+            ///   - line: With 400 invalid_recording: the line refused.
             internal init(
                 _type: Swift.String,
                 title: Swift.String,
@@ -3713,7 +4137,9 @@ extension Components {
                 reason: Swift.String? = nil,
                 route: Swift.String? = nil,
                 missing: [Swift.String]? = nil,
-                coordinator: Components.Schemas.CoordinatorId? = nil
+                coordinator: Components.Schemas.CoordinatorId? = nil,
+                oldest: Swift.Int? = nil,
+                line: Swift.Int? = nil
             ) {
                 self._type = _type
                 self.title = title
@@ -3726,6 +4152,8 @@ extension Components {
                 self.route = route
                 self.missing = missing
                 self.coordinator = coordinator
+                self.oldest = oldest
+                self.line = line
             }
             internal enum CodingKeys: String, CodingKey {
                 case _type = "type"
@@ -3739,6 +4167,8 @@ extension Components {
                 case route
                 case missing
                 case coordinator
+                case oldest
+                case line
             }
         }
     }

@@ -1493,6 +1493,361 @@ internal enum Operations {
             }
         }
     }
+    /// Replay recordings against a graph version (backend only)
+    ///
+    /// Recordings (NDJSON, as `GET .../recording` gives them, one after another; at most 4 MiB) each start from their `state` path in a scratch session on graph version `version` (default the newest loaded) and apply their entries in order. Nothing is kept, journaled or counted. The answer lists, for each recording the version refuses, the first entry it refuses (or its start). `[redacted]` values are applied as they are: they pass where the param takes a string and diverge otherwise. Creations, migrations and context changes (whose values are never recorded) are passed over.
+    ///
+    /// - Remark: HTTP `POST /v1/graphs/{name}/replay`.
+    /// - Remark: Generated from `#/paths//v1/graphs/{name}/replay/post(replayRecordings)`.
+    internal enum ReplayRecordings {
+        internal static let id: Swift.String = "replayRecordings"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/graphs/{name}/replay/POST/path`.
+            internal struct Path: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/graphs/{name}/replay/POST/path/name`.
+                internal var name: Swift.String
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - name:
+                internal init(name: Swift.String) {
+                    self.name = name
+                }
+            }
+            internal var path: Operations.ReplayRecordings.Input.Path
+            /// - Remark: Generated from `#/paths/v1/graphs/{name}/replay/POST/query`.
+            internal struct Query: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/graphs/{name}/replay/POST/query/version`.
+                internal var version: Swift.Int?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - version:
+                internal init(version: Swift.Int? = nil) {
+                    self.version = version
+                }
+            }
+            internal var query: Operations.ReplayRecordings.Input.Query
+            /// - Remark: Generated from `#/paths/v1/graphs/{name}/replay/POST/header`.
+            internal struct Headers: Sendable, Hashable {
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ReplayRecordings.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                internal init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ReplayRecordings.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            internal var headers: Operations.ReplayRecordings.Input.Headers
+            /// - Remark: Generated from `#/paths/v1/graphs/{name}/replay/POST/requestBody`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/graphs/{name}/replay/POST/requestBody/content/application\/x-ndjson`.
+                case applicationXNdjson(OpenAPIRuntime.HTTPBody)
+            }
+            internal var body: Operations.ReplayRecordings.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - query:
+            ///   - headers:
+            ///   - body:
+            internal init(
+                path: Operations.ReplayRecordings.Input.Path,
+                query: Operations.ReplayRecordings.Input.Query = .init(),
+                headers: Operations.ReplayRecordings.Input.Headers = .init(),
+                body: Operations.ReplayRecordings.Input.Body
+            ) {
+                self.path = path
+                self.query = query
+                self.headers = headers
+                self.body = body
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            internal struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/graphs/{name}/replay/POST/responses/200/content`.
+                internal enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/graphs/{name}/replay/POST/responses/200/content/application\/json`.
+                    case json(Components.Schemas.ReplayReport)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    internal var json: Components.Schemas.ReplayReport {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                internal var body: Operations.ReplayRecordings.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                internal init(body: Operations.ReplayRecordings.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// The report.
+            ///
+            /// - Remark: Generated from `#/paths//v1/graphs/{name}/replay/post(replayRecordings)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.ReplayRecordings.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            internal var ok: Operations.ReplayRecordings.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            internal struct BadRequest: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/graphs/{name}/replay/POST/responses/400/content`.
+                internal enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/graphs/{name}/replay/POST/responses/400/content/application\/problem+json`.
+                    case applicationProblemJson(Components.Schemas.Problem)
+                    /// The associated value of the enum case if `self` is `.applicationProblemJson`.
+                    ///
+                    /// - Throws: An error if `self` is not `.applicationProblemJson`.
+                    /// - SeeAlso: `.applicationProblemJson`.
+                    internal var applicationProblemJson: Components.Schemas.Problem {
+                        get throws {
+                            switch self {
+                            case let .applicationProblemJson(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                internal var body: Operations.ReplayRecordings.Output.BadRequest.Body
+                /// Creates a new `BadRequest`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                internal init(body: Operations.ReplayRecordings.Output.BadRequest.Body) {
+                    self.body = body
+                }
+            }
+            /// A line is not a recording's (invalid_recording, with `line`), or a query is wrong (invalid_query).
+            ///
+            /// - Remark: Generated from `#/paths//v1/graphs/{name}/replay/post(replayRecordings)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Operations.ReplayRecordings.Output.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Operations.ReplayRecordings.Output.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Unauthorized: no bearer token (unauthorized) or one that is not 43 base64url characters (invalid_token). A well-formed but wrong token answers 404 like an unknown session. With `--session-creation backend`, a creation without a backend key (backend_key_required). Codes: unauthorized, invalid_token, backend_key_required.
+            ///
+            /// - Remark: Generated from `#/paths//v1/graphs/{name}/replay/post(replayRecordings)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Only the app's backend may do this (load a graph, set a session's context): the bearer token is not one of its keys. Code: backend_only.
+            ///
+            /// - Remark: Generated from `#/paths//v1/graphs/{name}/replay/post(replayRecordings)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.BackendOnly)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.BackendOnly {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            internal struct NotFound: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/graphs/{name}/replay/POST/responses/404/content`.
+                internal enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/graphs/{name}/replay/POST/responses/404/content/application\/problem+json`.
+                    case applicationProblemJson(Components.Schemas.Problem)
+                    /// The associated value of the enum case if `self` is `.applicationProblemJson`.
+                    ///
+                    /// - Throws: An error if `self` is not `.applicationProblemJson`.
+                    /// - SeeAlso: `.applicationProblemJson`.
+                    internal var applicationProblemJson: Components.Schemas.Problem {
+                        get throws {
+                            switch self {
+                            case let .applicationProblemJson(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                internal var body: Operations.ReplayRecordings.Output.NotFound.Body
+                /// Creates a new `NotFound`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                internal init(body: Operations.ReplayRecordings.Output.NotFound.Body) {
+                    self.body = body
+                }
+            }
+            /// No such graph at that version. Code: unknown_graph.
+            ///
+            /// - Remark: Generated from `#/paths//v1/graphs/{name}/replay/post(replayRecordings)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Operations.ReplayRecordings.Output.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            internal var notFound: Operations.ReplayRecordings.Output.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Payload too large. Codes: payload_too_large.
+            ///
+            /// - Remark: Generated from `#/paths//v1/graphs/{name}/replay/post(replayRecordings)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.TooLarge)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            internal var contentTooLarge: Components.Responses.TooLarge {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Unsupported media type. Codes: unsupported_media_type.
+            ///
+            /// - Remark: Generated from `#/paths//v1/graphs/{name}/replay/post(replayRecordings)/responses/415`.
+            ///
+            /// HTTP response code: `415 unsupportedMediaType`.
+            case unsupportedMediaType(Components.Responses.UnsupportedMediaType)
+            /// The associated value of the enum case if `self` is `.unsupportedMediaType`.
+            ///
+            /// - Throws: An error if `self` is not `.unsupportedMediaType`.
+            /// - SeeAlso: `.unsupportedMediaType`.
+            internal var unsupportedMediaType: Components.Responses.UnsupportedMediaType {
+                get throws {
+                    switch self {
+                    case let .unsupportedMediaType(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case applicationProblemJson
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .json,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
     /// Open a session
     ///
     /// Starts a session on a graph at its root route (or `root`). The token is shown only here. Unknown fields are refused (422 invalid_request). `context` needs a backend key (else 403 `backend_only`); with `--session-creation backend`, every creation does (else 401 `backend_key_required`). A closed root route redirects (the creation becomes `pending`, op `create`) or, without `redirect`, is 403 `requirement_not_met`.
@@ -1857,7 +2212,7 @@ internal enum Operations {
             }
         }
     }
-    /// The session state
+    /// The session state, now or at a kept version
     ///
     /// - Remark: HTTP `GET /v1/sessions/{sid}`.
     /// - Remark: Generated from `#/paths//v1/sessions/{sid}/get(getSession)`.
@@ -1879,6 +2234,21 @@ internal enum Operations {
                 }
             }
             internal var path: Operations.GetSession.Input.Path
+            /// - Remark: Generated from `#/paths/v1/sessions/{sid}/GET/query`.
+            internal struct Query: Sendable, Hashable {
+                /// The state as it was right after this version (one its history keeps, see `GET .../history`), with `version` and `ETag` that version.
+                ///
+                /// - Remark: Generated from `#/paths/v1/sessions/{sid}/GET/query/at`.
+                internal var at: Swift.Int?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - at: The state as it was right after this version (one its history keeps, see `GET .../history`), with `version` and `ETag` that version.
+                internal init(at: Swift.Int? = nil) {
+                    self.at = at
+                }
+            }
+            internal var query: Operations.GetSession.Input.Query
             /// - Remark: Generated from `#/paths/v1/sessions/{sid}/GET/header`.
             internal struct Headers: Sendable, Hashable {
                 internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetSession.AcceptableContentType>]
@@ -1895,12 +2265,15 @@ internal enum Operations {
             ///
             /// - Parameters:
             ///   - path:
+            ///   - query:
             ///   - headers:
             internal init(
                 path: Operations.GetSession.Input.Path,
+                query: Operations.GetSession.Input.Query = .init(),
                 headers: Operations.GetSession.Input.Headers = .init()
             ) {
                 self.path = path
+                self.query = query
                 self.headers = headers
             }
         }
@@ -1977,6 +2350,57 @@ internal enum Operations {
                     }
                 }
             }
+            internal struct BadRequest: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/sessions/{sid}/GET/responses/400/content`.
+                internal enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/sessions/{sid}/GET/responses/400/content/application\/problem+json`.
+                    case applicationProblemJson(Components.Schemas.Problem)
+                    /// The associated value of the enum case if `self` is `.applicationProblemJson`.
+                    ///
+                    /// - Throws: An error if `self` is not `.applicationProblemJson`.
+                    /// - SeeAlso: `.applicationProblemJson`.
+                    internal var applicationProblemJson: Components.Schemas.Problem {
+                        get throws {
+                            switch self {
+                            case let .applicationProblemJson(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                internal var body: Operations.GetSession.Output.BadRequest.Body
+                /// Creates a new `BadRequest`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                internal init(body: Operations.GetSession.Output.BadRequest.Body) {
+                    self.body = body
+                }
+            }
+            /// `at` is zero, not an integer, or a version the session has not reached. Code: invalid_version.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/get(getSession)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Operations.GetSession.Output.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Operations.GetSession.Output.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// Unauthorized: no bearer token (unauthorized) or one that is not 43 base64url characters (invalid_token). A well-formed but wrong token answers 404 like an unknown session. With `--session-creation backend`, a creation without a backend key (backend_key_required). Codes: unauthorized, invalid_token, backend_key_required.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/get(getSession)/responses/401`.
@@ -2018,6 +2442,29 @@ internal enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The version is older than the session's history keeps. Code: history_expired, with `oldest`.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/get(getSession)/responses/410`.
+            ///
+            /// HTTP response code: `410 gone`.
+            case gone(Components.Responses.HistoryExpired)
+            /// The associated value of the enum case if `self` is `.gone`.
+            ///
+            /// - Throws: An error if `self` is not `.gone`.
+            /// - SeeAlso: `.gone`.
+            internal var gone: Components.Responses.HistoryExpired {
+                get throws {
+                    switch self {
+                    case let .gone(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gone",
                             response: self
                         )
                     }
@@ -5032,6 +5479,1038 @@ internal enum Operations {
                 [
                     .json,
                     .textEventStream,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// The session's history, one entry per version (or breadcrumbs)
+    ///
+    /// Entries in ascending version order after `after`, at most `limit`; `oldest` is the oldest version kept (the newest --history-versions are, default 1000). With `format=breadcrumbs`, a JSON array in the shape crash reporters take: one item per kept version whose active route changed, oldest first.
+    ///
+    /// - Remark: HTTP `GET /v1/sessions/{sid}/history`.
+    /// - Remark: Generated from `#/paths//v1/sessions/{sid}/history/get(getHistory)`.
+    internal enum GetHistory {
+        internal static let id: Swift.String = "getHistory"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/sessions/{sid}/history/GET/path`.
+            internal struct Path: Sendable, Hashable {
+                /// The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
+                ///
+                /// - Remark: Generated from `#/paths/v1/sessions/{sid}/history/GET/path/sid`.
+                internal var sid: Components.Parameters.Sid
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - sid: The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
+                internal init(sid: Components.Parameters.Sid) {
+                    self.sid = sid
+                }
+            }
+            internal var path: Operations.GetHistory.Input.Path
+            /// - Remark: Generated from `#/paths/v1/sessions/{sid}/history/GET/query`.
+            internal struct Query: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/sessions/{sid}/history/GET/query/after`.
+                internal var after: Swift.Int?
+                /// - Remark: Generated from `#/paths/v1/sessions/{sid}/history/GET/query/limit`.
+                internal var limit: Swift.Int?
+                /// - Remark: Generated from `#/paths/v1/sessions/{sid}/history/GET/query/format`.
+                internal enum FormatPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                    case breadcrumbs = "breadcrumbs"
+                }
+                /// - Remark: Generated from `#/paths/v1/sessions/{sid}/history/GET/query/format`.
+                internal var format: Operations.GetHistory.Input.Query.FormatPayload?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - after:
+                ///   - limit:
+                ///   - format:
+                internal init(
+                    after: Swift.Int? = nil,
+                    limit: Swift.Int? = nil,
+                    format: Operations.GetHistory.Input.Query.FormatPayload? = nil
+                ) {
+                    self.after = after
+                    self.limit = limit
+                    self.format = format
+                }
+            }
+            internal var query: Operations.GetHistory.Input.Query
+            /// - Remark: Generated from `#/paths/v1/sessions/{sid}/history/GET/header`.
+            internal struct Headers: Sendable, Hashable {
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetHistory.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                internal init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetHistory.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            internal var headers: Operations.GetHistory.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - query:
+            ///   - headers:
+            internal init(
+                path: Operations.GetHistory.Input.Path,
+                query: Operations.GetHistory.Input.Query = .init(),
+                headers: Operations.GetHistory.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.query = query
+                self.headers = headers
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            internal struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/sessions/{sid}/history/GET/responses/200/content`.
+                internal enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/sessions/{sid}/history/GET/responses/200/content/json`.
+                    internal enum JsonPayload: Codable, Hashable, Sendable {
+                        /// - Remark: Generated from `#/paths/v1/sessions/{sid}/history/GET/responses/200/content/json/case1`.
+                        case History(Components.Schemas.History)
+                        /// - Remark: Generated from `#/paths/v1/sessions/{sid}/history/GET/responses/200/content/json/case2`.
+                        case Breadcrumbs(Components.Schemas.Breadcrumbs)
+                        internal init(from decoder: any Swift.Decoder) throws {
+                            var errors: [any Swift.Error] = []
+                            do {
+                                self = .History(try .init(from: decoder))
+                                return
+                            } catch {
+                                errors.append(error)
+                            }
+                            do {
+                                self = .Breadcrumbs(try decoder.decodeFromSingleValueContainer())
+                                return
+                            } catch {
+                                errors.append(error)
+                            }
+                            throw Swift.DecodingError.failedToDecodeOneOfSchema(
+                                type: Self.self,
+                                codingPath: decoder.codingPath,
+                                errors: errors
+                            )
+                        }
+                        internal func encode(to encoder: any Swift.Encoder) throws {
+                            switch self {
+                            case let .History(value):
+                                try value.encode(to: encoder)
+                            case let .Breadcrumbs(value):
+                                try encoder.encodeToSingleValueContainer(value)
+                            }
+                        }
+                    }
+                    /// - Remark: Generated from `#/paths/v1/sessions/{sid}/history/GET/responses/200/content/application\/json`.
+                    case json(Operations.GetHistory.Output.Ok.Body.JsonPayload)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    internal var json: Operations.GetHistory.Output.Ok.Body.JsonPayload {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                internal var body: Operations.GetHistory.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                internal init(body: Operations.GetHistory.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// The entries, or the breadcrumbs.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/history/get(getHistory)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.GetHistory.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            internal var ok: Operations.GetHistory.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Bad request. Codes: malformed_json, bad_content_length, invalid_query, invalid_idempotency_key.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/history/get(getHistory)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Unauthorized: no bearer token (unauthorized) or one that is not 43 base64url characters (invalid_token). A well-formed but wrong token answers 404 like an unknown session. With `--session-creation backend`, a creation without a backend key (backend_key_required). Codes: unauthorized, invalid_token, backend_key_required.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/history/get(getHistory)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Not found. Codes: session_not_found, unknown_coordinator, session_ended.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/history/get(getHistory)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            internal var notFound: Components.Responses.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Only behind the cluster proxy (deploy/nginx.conf.template): the node that holds this session does not answer. Nothing reached it; retry after Retry-After. A single server never answers this. Code: node_unavailable.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/history/get(getHistory)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.NodeUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Components.Responses.NodeUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Only behind the cluster proxy (deploy/nginx.conf.template): the request reached the node that holds this session, which then did not answer in time (5 s; 2 s for a creation). It may have been applied: retry a mutation only with the same Idempotency-Key, which replays the first answer if it was. A single server never answers this. Code: node_timeout.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/history/get(getHistory)/responses/504`.
+            ///
+            /// HTTP response code: `504 gatewayTimeout`.
+            case gatewayTimeout(Components.Responses.NodeTimeout)
+            /// The associated value of the enum case if `self` is `.gatewayTimeout`.
+            ///
+            /// - Throws: An error if `self` is not `.gatewayTimeout`.
+            /// - SeeAlso: `.gatewayTimeout`.
+            internal var gatewayTimeout: Components.Responses.NodeTimeout {
+                get throws {
+                    switch self {
+                    case let .gatewayTimeout(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gatewayTimeout",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case applicationProblemJson
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .json,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// The session's kept history as a recording (NDJSON)
+    ///
+    /// A first line `{type: recording, session, graph, graphVersion, from, to, state}` (`state` at `from`, the oldest kept version), then one line per later entry `{type: entry, version, at, by, op}`. Sensitive params are `"[redacted]"` unless the backend asks `redact=false`.
+    ///
+    /// - Remark: HTTP `GET /v1/sessions/{sid}/recording`.
+    /// - Remark: Generated from `#/paths//v1/sessions/{sid}/recording/get(getRecording)`.
+    internal enum GetRecording {
+        internal static let id: Swift.String = "getRecording"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/sessions/{sid}/recording/GET/path`.
+            internal struct Path: Sendable, Hashable {
+                /// The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
+                ///
+                /// - Remark: Generated from `#/paths/v1/sessions/{sid}/recording/GET/path/sid`.
+                internal var sid: Components.Parameters.Sid
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - sid: The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
+                internal init(sid: Components.Parameters.Sid) {
+                    self.sid = sid
+                }
+            }
+            internal var path: Operations.GetRecording.Input.Path
+            /// - Remark: Generated from `#/paths/v1/sessions/{sid}/recording/GET/query`.
+            internal struct Query: Sendable, Hashable {
+                /// `false` (backend only): show sensitive params.
+                ///
+                /// - Remark: Generated from `#/paths/v1/sessions/{sid}/recording/GET/query/redact`.
+                internal var redact: Swift.Bool?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - redact: `false` (backend only): show sensitive params.
+                internal init(redact: Swift.Bool? = nil) {
+                    self.redact = redact
+                }
+            }
+            internal var query: Operations.GetRecording.Input.Query
+            /// - Remark: Generated from `#/paths/v1/sessions/{sid}/recording/GET/header`.
+            internal struct Headers: Sendable, Hashable {
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetRecording.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                internal init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetRecording.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            internal var headers: Operations.GetRecording.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - query:
+            ///   - headers:
+            internal init(
+                path: Operations.GetRecording.Input.Path,
+                query: Operations.GetRecording.Input.Query = .init(),
+                headers: Operations.GetRecording.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.query = query
+                self.headers = headers
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            internal struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/sessions/{sid}/recording/GET/responses/200/content`.
+                internal enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/sessions/{sid}/recording/GET/responses/200/content/application\/x-ndjson`.
+                    case applicationXNdjson(OpenAPIRuntime.HTTPBody)
+                    /// The associated value of the enum case if `self` is `.applicationXNdjson`.
+                    ///
+                    /// - Throws: An error if `self` is not `.applicationXNdjson`.
+                    /// - SeeAlso: `.applicationXNdjson`.
+                    internal var applicationXNdjson: OpenAPIRuntime.HTTPBody {
+                        get throws {
+                            switch self {
+                            case let .applicationXNdjson(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                internal var body: Operations.GetRecording.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                internal init(body: Operations.GetRecording.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// The recording.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/recording/get(getRecording)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.GetRecording.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            internal var ok: Operations.GetRecording.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Bad request. Codes: malformed_json, bad_content_length, invalid_query, invalid_idempotency_key.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/recording/get(getRecording)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Unauthorized: no bearer token (unauthorized) or one that is not 43 base64url characters (invalid_token). A well-formed but wrong token answers 404 like an unknown session. With `--session-creation backend`, a creation without a backend key (backend_key_required). Codes: unauthorized, invalid_token, backend_key_required.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/recording/get(getRecording)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Only the app's backend may do this (load a graph, set a session's context): the bearer token is not one of its keys. Code: backend_only.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/recording/get(getRecording)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.BackendOnly)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.BackendOnly {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Not found. Codes: session_not_found, unknown_coordinator, session_ended.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/recording/get(getRecording)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            internal var notFound: Components.Responses.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Only behind the cluster proxy (deploy/nginx.conf.template): the node that holds this session does not answer. Nothing reached it; retry after Retry-After. A single server never answers this. Code: node_unavailable.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/recording/get(getRecording)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.NodeUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Components.Responses.NodeUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Only behind the cluster proxy (deploy/nginx.conf.template): the request reached the node that holds this session, which then did not answer in time (5 s; 2 s for a creation). It may have been applied: retry a mutation only with the same Idempotency-Key, which replays the first answer if it was. A single server never answers this. Code: node_timeout.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/recording/get(getRecording)/responses/504`.
+            ///
+            /// HTTP response code: `504 gatewayTimeout`.
+            case gatewayTimeout(Components.Responses.NodeTimeout)
+            /// The associated value of the enum case if `self` is `.gatewayTimeout`.
+            ///
+            /// - Throws: An error if `self` is not `.gatewayTimeout`.
+            /// - SeeAlso: `.gatewayTimeout`.
+            internal var gatewayTimeout: Components.Responses.NodeTimeout {
+                get throws {
+                    switch self {
+                    case let .gatewayTimeout(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gatewayTimeout",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case applicationXNdjson
+            case applicationProblemJson
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/x-ndjson":
+                    self = .applicationXNdjson
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .applicationXNdjson:
+                    return "application/x-ndjson"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .applicationXNdjson,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// Make the visible path what it was at a kept version, as a new change
+    ///
+    /// Applied exactly as `PUT .../state` with that version's visible path (guards, redirects, leave guards and `discard` as there), one version bump, and the event `session.restored {from}`. The context, leave guards and the pending request are not restored. A restore to the path the session shows changes nothing.
+    ///
+    /// - Remark: HTTP `POST /v1/sessions/{sid}/restore`.
+    /// - Remark: Generated from `#/paths//v1/sessions/{sid}/restore/post(restore)`.
+    internal enum Restore {
+        internal static let id: Swift.String = "restore"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/sessions/{sid}/restore/POST/path`.
+            internal struct Path: Sendable, Hashable {
+                /// The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
+                ///
+                /// - Remark: Generated from `#/paths/v1/sessions/{sid}/restore/POST/path/sid`.
+                internal var sid: Components.Parameters.Sid
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - sid: The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
+                internal init(sid: Components.Parameters.Sid) {
+                    self.sid = sid
+                }
+            }
+            internal var path: Operations.Restore.Input.Path
+            /// - Remark: Generated from `#/paths/v1/sessions/{sid}/restore/POST/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// Apply only if the session is at this version (its ETag, e.g. `"3"`, or `*`). Otherwise 412 with the current `version`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/sessions/{sid}/restore/POST/header/If-Match`.
+                internal var ifMatch: Components.Parameters.IfMatch?
+                /// Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/sessions/{sid}/restore/POST/header/Idempotency-Key`.
+                internal var idempotencyKey: Components.Parameters.IdempotencyKey?
+                /// `return=minimal` (RFC 7240): answer `{version, events}` without the state, for a client that follows the event stream. Any other preference is ignored; the answer then carries the whole state.
+                ///
+                /// - Remark: Generated from `#/paths/v1/sessions/{sid}/restore/POST/header/Prefer`.
+                internal var prefer: Components.Parameters.Prefer?
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.Restore.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - ifMatch: Apply only if the session is at this version (its ETag, e.g. `"3"`, or `*`). Otherwise 412 with the current `version`.
+                ///   - idempotencyKey: Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir`.
+                ///   - prefer: `return=minimal` (RFC 7240): answer `{version, events}` without the state, for a client that follows the event stream. Any other preference is ignored; the answer then carries the whole state.
+                ///   - accept:
+                internal init(
+                    ifMatch: Components.Parameters.IfMatch? = nil,
+                    idempotencyKey: Components.Parameters.IdempotencyKey? = nil,
+                    prefer: Components.Parameters.Prefer? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.Restore.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifMatch = ifMatch
+                    self.idempotencyKey = idempotencyKey
+                    self.prefer = prefer
+                    self.accept = accept
+                }
+            }
+            internal var headers: Operations.Restore.Input.Headers
+            /// - Remark: Generated from `#/paths/v1/sessions/{sid}/restore/POST/requestBody`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/sessions/{sid}/restore/POST/requestBody/content/application\/json`.
+                case json(Components.Schemas.RestoreRequest)
+            }
+            internal var body: Operations.Restore.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            ///   - body:
+            internal init(
+                path: Operations.Restore.Input.Path,
+                headers: Operations.Restore.Input.Headers = .init(),
+                body: Operations.Restore.Input.Body
+            ) {
+                self.path = path
+                self.headers = headers
+                self.body = body
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            /// Applied (or, for an operation that changes nothing, accepted with no events and the same version): `{version, session, events}`, or `{version, events}` with `Prefer: return=minimal`.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/restore/post(restore)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Components.Responses.Mutation)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            internal var ok: Components.Responses.Mutation {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Bad request. Codes: malformed_json, bad_content_length, invalid_query, invalid_idempotency_key.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/restore/post(restore)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Unauthorized: no bearer token (unauthorized) or one that is not 43 base64url characters (invalid_token). A well-formed but wrong token answers 404 like an unknown session. With `--session-creation backend`, a creation without a backend key (backend_key_required). Codes: unauthorized, invalid_token, backend_key_required.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/restore/post(restore)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Forbidden. Codes: requirement_not_met (the route is closed in the session's context and has no redirect; with `route` and `missing`), backend_only (a creation with `context` but no backend key).
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/restore/post(restore)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Not found. Codes: session_not_found, unknown_coordinator, session_ended.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/restore/post(restore)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            internal var notFound: Components.Responses.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Operation conflicts with the session state. Codes: nothing_to_pop, not_in_active_flow, nothing_to_dismiss, not_a_modal, nothing_to_go_back_to, no_tab_container, cannot_replace_tab, target_not_free, coordinator_stopped, cannot_tear_down_root, cannot_tear_down_tab, idempotency_key_in_use (a request with the same Idempotency-Key is being decided), leave_blocked (the operation would stop a coordinator with a leave guard; with `coordinator` and `reason`; send `"discard": true` once the user agrees).
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/restore/post(restore)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.Conflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            internal var conflict: Components.Responses.Conflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The version is older than the session's history keeps. Code: history_expired, with `oldest`.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/restore/post(restore)/responses/410`.
+            ///
+            /// HTTP response code: `410 gone`.
+            case gone(Components.Responses.HistoryExpired)
+            /// The associated value of the enum case if `self` is `.gone`.
+            ///
+            /// - Throws: An error if `self` is not `.gone`.
+            /// - SeeAlso: `.gone`.
+            internal var gone: Components.Responses.HistoryExpired {
+                get throws {
+                    switch self {
+                    case let .gone(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gone",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Precondition failed. Codes: version_mismatch.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/restore/post(restore)/responses/412`.
+            ///
+            /// HTTP response code: `412 preconditionFailed`.
+            case preconditionFailed(Components.Responses.PreconditionFailed)
+            /// The associated value of the enum case if `self` is `.preconditionFailed`.
+            ///
+            /// - Throws: An error if `self` is not `.preconditionFailed`.
+            /// - SeeAlso: `.preconditionFailed`.
+            internal var preconditionFailed: Components.Responses.PreconditionFailed {
+                get throws {
+                    switch self {
+                    case let .preconditionFailed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "preconditionFailed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Payload too large. Codes: payload_too_large.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/restore/post(restore)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.TooLarge)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            internal var contentTooLarge: Components.Responses.TooLarge {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Unsupported media type. Codes: unsupported_media_type.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/restore/post(restore)/responses/415`.
+            ///
+            /// HTTP response code: `415 unsupportedMediaType`.
+            case unsupportedMediaType(Components.Responses.UnsupportedMediaType)
+            /// The associated value of the enum case if `self` is `.unsupportedMediaType`.
+            ///
+            /// - Throws: An error if `self` is not `.unsupportedMediaType`.
+            /// - SeeAlso: `.unsupportedMediaType`.
+            internal var unsupportedMediaType: Components.Responses.UnsupportedMediaType {
+                get throws {
+                    switch self {
+                    case let .unsupportedMediaType(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Operation refused. Codes: invalid_request, unknown_route, invalid_params, route_not_allowed, presentation_not_allowed, not_a_root_route, coordinator_limit, no_such_tab, invalid_path, invalid_url, no_route_for_url, unknown_graph, idempotency_key_reused (the Idempotency-Key was used for another request), invalid_context (a context value that is not a string, an integer, a boolean or an array of strings), context_too_large (over 4 KiB encoded).
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/restore/post(restore)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.Unprocessable)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            internal var unprocessableContent: Components.Responses.Unprocessable {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it. Behind the cluster proxy (deploy/nginx.conf.template), the node that holds the session, or for a creation every node, does not answer (node_unavailable, Retry-After 5). Codes: too_many_sessions, memory_exhausted, journal_unavailable, node_unavailable.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/restore/post(restore)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ServiceUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Components.Responses.ServiceUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Only behind the cluster proxy (deploy/nginx.conf.template): the request reached the node that holds this session, which then did not answer in time (5 s; 2 s for a creation). It may have been applied: retry a mutation only with the same Idempotency-Key, which replays the first answer if it was. A single server never answers this. Code: node_timeout.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/restore/post(restore)/responses/504`.
+            ///
+            /// HTTP response code: `504 gatewayTimeout`.
+            case gatewayTimeout(Components.Responses.NodeTimeout)
+            /// The associated value of the enum case if `self` is `.gatewayTimeout`.
+            ///
+            /// - Throws: An error if `self` is not `.gatewayTimeout`.
+            /// - SeeAlso: `.gatewayTimeout`.
+            internal var gatewayTimeout: Components.Responses.NodeTimeout {
+                get throws {
+                    switch self {
+                    case let .gatewayTimeout(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gatewayTimeout",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case applicationProblemJson
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .json,
                     .applicationProblemJson
                 ]
             }

@@ -47,6 +47,13 @@ internal protocol APIProtocol: Sendable {
     /// - Remark: HTTP `POST /v1/graphs/{name}/migrate`.
     /// - Remark: Generated from `#/paths//v1/graphs/{name}/migrate/post(migrateSessions)`.
     func migrateSessions(_ input: Operations.MigrateSessions.Input) async throws -> Operations.MigrateSessions.Output
+    /// Replay recordings against a graph version (backend only)
+    ///
+    /// Recordings (NDJSON, as `GET .../recording` gives them, one after another; at most 4 MiB) each start from their `state` path in a scratch session on graph version `version` (default the newest loaded) and apply their entries in order. Nothing is kept, journaled or counted. The answer lists, for each recording the version refuses, the first entry it refuses (or its start). `[redacted]` values are applied as they are: they pass where the param takes a string and diverge otherwise. Creations, migrations and context changes (whose values are never recorded) are passed over.
+    ///
+    /// - Remark: HTTP `POST /v1/graphs/{name}/replay`.
+    /// - Remark: Generated from `#/paths//v1/graphs/{name}/replay/post(replayRecordings)`.
+    func replayRecordings(_ input: Operations.ReplayRecordings.Input) async throws -> Operations.ReplayRecordings.Output
     /// Open a session
     ///
     /// Starts a session on a graph at its root route (or `root`). The token is shown only here. Unknown fields are refused (422 invalid_request). `context` needs a backend key (else 403 `backend_only`); with `--session-creation backend`, every creation does (else 401 `backend_key_required`). A closed root route redirects (the creation becomes `pending`, op `create`) or, without `redirect`, is 403 `requirement_not_met`.
@@ -54,7 +61,7 @@ internal protocol APIProtocol: Sendable {
     /// - Remark: HTTP `POST /v1/sessions`.
     /// - Remark: Generated from `#/paths//v1/sessions/post(createSession)`.
     func createSession(_ input: Operations.CreateSession.Input) async throws -> Operations.CreateSession.Output
-    /// The session state
+    /// The session state, now or at a kept version
     ///
     /// - Remark: HTTP `GET /v1/sessions/{sid}`.
     /// - Remark: Generated from `#/paths//v1/sessions/{sid}/get(getSession)`.
@@ -115,6 +122,27 @@ internal protocol APIProtocol: Sendable {
     /// - Remark: HTTP `GET /v1/sessions/{sid}/events`.
     /// - Remark: Generated from `#/paths//v1/sessions/{sid}/events/get(listEvents)`.
     func listEvents(_ input: Operations.ListEvents.Input) async throws -> Operations.ListEvents.Output
+    /// The session's history, one entry per version (or breadcrumbs)
+    ///
+    /// Entries in ascending version order after `after`, at most `limit`; `oldest` is the oldest version kept (the newest --history-versions are, default 1000). With `format=breadcrumbs`, a JSON array in the shape crash reporters take: one item per kept version whose active route changed, oldest first.
+    ///
+    /// - Remark: HTTP `GET /v1/sessions/{sid}/history`.
+    /// - Remark: Generated from `#/paths//v1/sessions/{sid}/history/get(getHistory)`.
+    func getHistory(_ input: Operations.GetHistory.Input) async throws -> Operations.GetHistory.Output
+    /// The session's kept history as a recording (NDJSON)
+    ///
+    /// A first line `{type: recording, session, graph, graphVersion, from, to, state}` (`state` at `from`, the oldest kept version), then one line per later entry `{type: entry, version, at, by, op}`. Sensitive params are `"[redacted]"` unless the backend asks `redact=false`.
+    ///
+    /// - Remark: HTTP `GET /v1/sessions/{sid}/recording`.
+    /// - Remark: Generated from `#/paths//v1/sessions/{sid}/recording/get(getRecording)`.
+    func getRecording(_ input: Operations.GetRecording.Input) async throws -> Operations.GetRecording.Output
+    /// Make the visible path what it was at a kept version, as a new change
+    ///
+    /// Applied exactly as `PUT .../state` with that version's visible path (guards, redirects, leave guards and `discard` as there), one version bump, and the event `session.restored {from}`. The context, leave guards and the pending request are not restored. A restore to the path the session shows changes nothing.
+    ///
+    /// - Remark: HTTP `POST /v1/sessions/{sid}/restore`.
+    /// - Remark: Generated from `#/paths//v1/sessions/{sid}/restore/post(restore)`.
+    func restore(_ input: Operations.Restore.Input) async throws -> Operations.Restore.Output
     /// Push a route
     ///
     /// A new push child on the active coordinator (or on `target`). Unknown fields are refused (422 invalid_request).
@@ -274,6 +302,25 @@ extension APIProtocol {
             headers: headers
         ))
     }
+    /// Replay recordings against a graph version (backend only)
+    ///
+    /// Recordings (NDJSON, as `GET .../recording` gives them, one after another; at most 4 MiB) each start from their `state` path in a scratch session on graph version `version` (default the newest loaded) and apply their entries in order. Nothing is kept, journaled or counted. The answer lists, for each recording the version refuses, the first entry it refuses (or its start). `[redacted]` values are applied as they are: they pass where the param takes a string and diverge otherwise. Creations, migrations and context changes (whose values are never recorded) are passed over.
+    ///
+    /// - Remark: HTTP `POST /v1/graphs/{name}/replay`.
+    /// - Remark: Generated from `#/paths//v1/graphs/{name}/replay/post(replayRecordings)`.
+    internal func replayRecordings(
+        path: Operations.ReplayRecordings.Input.Path,
+        query: Operations.ReplayRecordings.Input.Query = .init(),
+        headers: Operations.ReplayRecordings.Input.Headers = .init(),
+        body: Operations.ReplayRecordings.Input.Body
+    ) async throws -> Operations.ReplayRecordings.Output {
+        try await replayRecordings(Operations.ReplayRecordings.Input(
+            path: path,
+            query: query,
+            headers: headers,
+            body: body
+        ))
+    }
     /// Open a session
     ///
     /// Starts a session on a graph at its root route (or `root`). The token is shown only here. Unknown fields are refused (422 invalid_request). `context` needs a backend key (else 403 `backend_only`); with `--session-creation backend`, every creation does (else 401 `backend_key_required`). A closed root route redirects (the creation becomes `pending`, op `create`) or, without `redirect`, is 403 `requirement_not_met`.
@@ -289,16 +336,18 @@ extension APIProtocol {
             body: body
         ))
     }
-    /// The session state
+    /// The session state, now or at a kept version
     ///
     /// - Remark: HTTP `GET /v1/sessions/{sid}`.
     /// - Remark: Generated from `#/paths//v1/sessions/{sid}/get(getSession)`.
     internal func getSession(
         path: Operations.GetSession.Input.Path,
+        query: Operations.GetSession.Input.Query = .init(),
         headers: Operations.GetSession.Input.Headers = .init()
     ) async throws -> Operations.GetSession.Output {
         try await getSession(Operations.GetSession.Input(
             path: path,
+            query: query,
             headers: headers
         ))
     }
@@ -430,6 +479,57 @@ extension APIProtocol {
             path: path,
             query: query,
             headers: headers
+        ))
+    }
+    /// The session's history, one entry per version (or breadcrumbs)
+    ///
+    /// Entries in ascending version order after `after`, at most `limit`; `oldest` is the oldest version kept (the newest --history-versions are, default 1000). With `format=breadcrumbs`, a JSON array in the shape crash reporters take: one item per kept version whose active route changed, oldest first.
+    ///
+    /// - Remark: HTTP `GET /v1/sessions/{sid}/history`.
+    /// - Remark: Generated from `#/paths//v1/sessions/{sid}/history/get(getHistory)`.
+    internal func getHistory(
+        path: Operations.GetHistory.Input.Path,
+        query: Operations.GetHistory.Input.Query = .init(),
+        headers: Operations.GetHistory.Input.Headers = .init()
+    ) async throws -> Operations.GetHistory.Output {
+        try await getHistory(Operations.GetHistory.Input(
+            path: path,
+            query: query,
+            headers: headers
+        ))
+    }
+    /// The session's kept history as a recording (NDJSON)
+    ///
+    /// A first line `{type: recording, session, graph, graphVersion, from, to, state}` (`state` at `from`, the oldest kept version), then one line per later entry `{type: entry, version, at, by, op}`. Sensitive params are `"[redacted]"` unless the backend asks `redact=false`.
+    ///
+    /// - Remark: HTTP `GET /v1/sessions/{sid}/recording`.
+    /// - Remark: Generated from `#/paths//v1/sessions/{sid}/recording/get(getRecording)`.
+    internal func getRecording(
+        path: Operations.GetRecording.Input.Path,
+        query: Operations.GetRecording.Input.Query = .init(),
+        headers: Operations.GetRecording.Input.Headers = .init()
+    ) async throws -> Operations.GetRecording.Output {
+        try await getRecording(Operations.GetRecording.Input(
+            path: path,
+            query: query,
+            headers: headers
+        ))
+    }
+    /// Make the visible path what it was at a kept version, as a new change
+    ///
+    /// Applied exactly as `PUT .../state` with that version's visible path (guards, redirects, leave guards and `discard` as there), one version bump, and the event `session.restored {from}`. The context, leave guards and the pending request are not restored. A restore to the path the session shows changes nothing.
+    ///
+    /// - Remark: HTTP `POST /v1/sessions/{sid}/restore`.
+    /// - Remark: Generated from `#/paths//v1/sessions/{sid}/restore/post(restore)`.
+    internal func restore(
+        path: Operations.Restore.Input.Path,
+        headers: Operations.Restore.Input.Headers = .init(),
+        body: Operations.Restore.Input.Body
+    ) async throws -> Operations.Restore.Output {
+        try await restore(Operations.Restore.Input(
+            path: path,
+            headers: headers,
+            body: body
         ))
     }
     /// Push a route
