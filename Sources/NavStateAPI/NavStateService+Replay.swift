@@ -19,20 +19,6 @@ extension NavStateService {
 
   func replayGraph(_ request: HTTPRequest, named name: String) throws(APIProblem) -> HTTPResponse {
     try requireBackend(request, for: "replaying recordings")
-    var graph = store.catalog.newest(name)
-    if let text = request.queryItem("version") {
-      guard let version = Int(text), version >= 1 else {
-        throw APIProblem(
-          status: 400, code: "invalid_query", title: "Invalid query",
-          detail: "'version' must be a graph version (1 or more)")
-      }
-      graph = store.catalog.graph(name, version: version)
-    }
-    guard let graph else {
-      throw APIProblem(
-        status: 404, code: "unknown_graph", title: "Unknown graph",
-        detail: "no graph named \(quoted(name)) is loaded at that version")
-    }
     let isNDJSON = request.headers.withFirstValue("content-type") { value in
       value.map { String(decoding: $0, as: UTF8.self).lowercased() }?.hasPrefix(
         "application/x-ndjson") == true
@@ -43,7 +29,18 @@ extension NavStateService {
         detail: "send recordings as application/x-ndjson, one JSON object a line",
         headers: [("Accept", "application/x-ndjson")])
     }
-    let recordings = try Self.recordings(in: request.body)
+    let (candidate, recordings) = try Self.recordings(in: request.body)
+    let graph: RouteGraph
+    if let candidate {
+      graph = candidate
+    } else {
+      graph = try loadedGraph(named: name, request)
+    }
+    guard graph.name == name else {
+      throw APIProblem(
+        status: 422, code: "invalid_graph", title: "Invalid graph",
+        detail: "the body's graph is \(quoted(graph.name)), the path names \(quoted(name))")
+    }
     let diverged = GraphReplay.run(recordings, on: graph, limits: store.configuration.limits)
     var writer = JSONWriter(capacity: 256 + diverged.count * 256)
     writer.beginObject()
@@ -81,10 +78,36 @@ extension NavStateService {
     return Self.json(200, writer.bytes)
   }
 
+  /// The graph version `?version=N` names (default the newest loaded).
+  private func loadedGraph(named name: String, _ request: HTTPRequest) throws(APIProblem)
+    -> RouteGraph
+  {
+    var graph = store.catalog.newest(name)
+    if let text = request.queryItem("version") {
+      guard let version = Int(text), version >= 1 else {
+        throw APIProblem(
+          status: 400, code: "invalid_query", title: "Invalid query",
+          detail: "'version' must be a graph version (1 or more)")
+      }
+      graph = store.catalog.graph(name, version: version)
+    }
+    guard let graph else {
+      throw APIProblem(
+        status: 404, code: "unknown_graph", title: "Unknown graph",
+        detail: "no graph named \(quoted(name)) is loaded at that version")
+    }
+    return graph
+  }
+
   /// The recordings in an NDJSON body: each starts at a `{"type": "recording", ...}` line and
-  /// takes the `{"type": "entry", ...}` lines after it. Anything else is 400
-  /// `invalid_recording`, naming the line.
-  static func recordings(in body: [UInt8]) throws(APIProblem) -> [GraphReplay.Recording] {
+  /// takes the `{"type": "entry", ...}` lines after it. The body may begin with a candidate graph
+  /// not loaded (`{"type": "graph", "graph": {...}}`), replayed against instead of a loaded
+  /// version. Anything else is 400 `invalid_recording`, naming the line (422 `invalid_graph`
+  /// for a graph that is not one).
+  static func recordings(in body: [UInt8]) throws(APIProblem) -> (
+    RouteGraph?, [GraphReplay.Recording]
+  ) {
+    var candidate: RouteGraph?
     var recordings: [GraphReplay.Recording] = []
     var number = 0
     for line in body.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
@@ -100,6 +123,18 @@ extension NavStateService {
         throw invalid("not a JSON object")
       }
       switch value["type"]?.stringValue {
+      case "graph":
+        guard candidate == nil, recordings.isEmpty, let source = value["graph"] else {
+          throw invalid("a graph line comes first, once, with the graph in 'graph'")
+        }
+        var writer = JSONWriter(capacity: bytes.count)
+        writer.value(source)
+        do {
+          candidate = try RouteGraph.decode(writer.bytes, source: "the body's graph line")
+        } catch {
+          throw APIProblem(
+            status: 422, code: "invalid_graph", title: "Invalid graph", detail: "\(error)")
+        }
       case "recording":
         guard let from = value["from"]?.intValue, let state = value["state"]?.objectValue else {
           throw invalid("a recording's first line needs 'from' and 'state'")
@@ -120,10 +155,10 @@ extension NavStateService {
         else { throw invalid("an entry needs 'version' and an 'op' object") }
         recordings[recordings.count - 1].entries.append((version, op))
       default:
-        throw invalid("'type' must be recording or entry")
+        throw invalid("'type' must be graph, recording or entry")
       }
     }
-    return recordings
+    return (candidate, recordings)
   }
 
   /// A state's visible path as `PUT .../state` takes it.

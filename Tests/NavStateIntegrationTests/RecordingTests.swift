@@ -182,6 +182,35 @@ struct RecordingTests {
     #expect(byClient.status == 401)
   }
 
+  @Test("a candidate graph on the body's first line is replayed against and loaded nowhere")
+  func candidateGraph() throws {
+    let server = try Self.app(.router)
+    defer { server.stop() }
+    try load(server, version: 1)
+    let session = try TestSession(server.client, body: ["graph": "shop"])
+    _ = try session.call("push", ["route": "order"])
+    let recording = try server.client.request(
+      "GET", "\(session.path)/recording", token: session.token
+    ).body
+    let candidate: JSONValue = ["type": "graph", "graph": Self.shop(version: 2)]
+    func replay(_ body: [UInt8], graph name: String = "shop") throws -> TestResponse {
+      try server.client.request(
+        "POST", "/v1/graphs/\(name)/replay", token: Self.backendKey,
+        headers: [("Content-Type", "application/x-ndjson")], body: body)
+    }
+    let answer = try replay(candidate.encoded + [UInt8(ascii: "\n")] + recording)
+    #expect(answer.status == 200)
+    #expect(answer.json["version"] == 2)
+    #expect(answer.json["diverged"]?.arrayValue?.first?["code"] == "unknown_route")
+    // Not loaded: the newest version is still 1, and the session goes on on it.
+    #expect(try server.client.json("GET", "/v1/graphs/shop").json["version"] == 1)
+    #expect(try replay(recording).json["diverged"] == [])
+    // Its name must be the path's; a graph line after a recording is refused.
+    #expect(try replay(candidate.encoded, graph: "demo").status == 422)
+    #expect(
+      try replay(recording + candidate.encoded).json["code"] == "invalid_recording")
+  }
+
   @Test("a redacted value replays where the param takes a string, and diverges where it does not")
   func redactedValues() throws {
     let server = try Self.app(.router)

@@ -1010,7 +1010,7 @@ internal struct Client: APIProtocol {
     }
     /// Replay recordings against a graph version (backend only)
     ///
-    /// Recordings (NDJSON, as `GET .../recording` gives them, one after another; at most 4 MiB) each start from their `state` path in a scratch session on graph version `version` (default the newest loaded) and apply their entries in order. Nothing is kept, journaled or counted. The answer lists, for each recording the version refuses, the first entry it refuses (or its start). `[redacted]` values are applied as they are: they pass where the param takes a string and diverge otherwise. Creations, migrations and context changes (whose values are never recorded) are passed over.
+    /// Recordings (NDJSON, as `GET .../recording` gives them, one after another; at most 4 MiB) each start from their `state` path in a scratch session on graph version `version` (default the newest loaded) and apply their entries in order. Nothing is kept, journaled or counted. The answer lists, for each recording the version refuses, the first entry it refuses (or its start). `[redacted]` values are applied as they are: they pass where the param takes a string and diverge otherwise. Creations, migrations and context changes (whose values are never recorded) are passed over. The body's first line may be a candidate graph that is not loaded, `{"type": "graph", "graph": {...}}` (the graph's JSON as `PUT` takes it, named as the path): the recordings are replayed against it, and it is loaded nowhere.
     ///
     /// - Remark: HTTP `POST /v1/graphs/{name}/replay`.
     /// - Remark: Generated from `#/paths//v1/graphs/{name}/replay/post(replayRecordings)`.
@@ -1216,6 +1216,28 @@ internal struct Client: APIProtocol {
                         preconditionFailure("bestContentType chose an invalid content type.")
                     }
                     return .unsupportedMediaType(.init(body: body))
+                case 422:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Operations.ReplayRecordings.Output.UnprocessableContent.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .unprocessableContent(.init(body: body))
                 default:
                     return .undocumented(
                         statusCode: response.status.code,

@@ -1495,7 +1495,7 @@ internal enum Operations {
     }
     /// Replay recordings against a graph version (backend only)
     ///
-    /// Recordings (NDJSON, as `GET .../recording` gives them, one after another; at most 4 MiB) each start from their `state` path in a scratch session on graph version `version` (default the newest loaded) and apply their entries in order. Nothing is kept, journaled or counted. The answer lists, for each recording the version refuses, the first entry it refuses (or its start). `[redacted]` values are applied as they are: they pass where the param takes a string and diverge otherwise. Creations, migrations and context changes (whose values are never recorded) are passed over.
+    /// Recordings (NDJSON, as `GET .../recording` gives them, one after another; at most 4 MiB) each start from their `state` path in a scratch session on graph version `version` (default the newest loaded) and apply their entries in order. Nothing is kept, journaled or counted. The answer lists, for each recording the version refuses, the first entry it refuses (or its start). `[redacted]` values are applied as they are: they pass where the param takes a string and diverge otherwise. Creations, migrations and context changes (whose values are never recorded) are passed over. The body's first line may be a candidate graph that is not loaded, `{"type": "graph", "graph": {...}}` (the graph's JSON as `PUT` takes it, named as the path): the recordings are replayed against it, and it is loaded nowhere.
     ///
     /// - Remark: HTTP `POST /v1/graphs/{name}/replay`.
     /// - Remark: Generated from `#/paths//v1/graphs/{name}/replay/post(replayRecordings)`.
@@ -1806,6 +1806,57 @@ internal enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            internal struct UnprocessableContent: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/graphs/{name}/replay/POST/responses/422/content`.
+                internal enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/graphs/{name}/replay/POST/responses/422/content/application\/problem+json`.
+                    case applicationProblemJson(Components.Schemas.Problem)
+                    /// The associated value of the enum case if `self` is `.applicationProblemJson`.
+                    ///
+                    /// - Throws: An error if `self` is not `.applicationProblemJson`.
+                    /// - SeeAlso: `.applicationProblemJson`.
+                    internal var applicationProblemJson: Components.Schemas.Problem {
+                        get throws {
+                            switch self {
+                            case let .applicationProblemJson(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                internal var body: Operations.ReplayRecordings.Output.UnprocessableContent.Body
+                /// Creates a new `UnprocessableContent`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                internal init(body: Operations.ReplayRecordings.Output.UnprocessableContent.Body) {
+                    self.body = body
+                }
+            }
+            /// The candidate graph line is not a graph, or not the path's. Code: invalid_graph.
+            ///
+            /// - Remark: Generated from `#/paths//v1/graphs/{name}/replay/post(replayRecordings)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Operations.ReplayRecordings.Output.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            internal var unprocessableContent: Operations.ReplayRecordings.Output.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
                             response: self
                         )
                     }

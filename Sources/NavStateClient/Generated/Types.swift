@@ -49,7 +49,7 @@ internal protocol APIProtocol: Sendable {
     func migrateSessions(_ input: Operations.MigrateSessions.Input) async throws -> Operations.MigrateSessions.Output
     /// Replay recordings against a graph version (backend only)
     ///
-    /// Recordings (NDJSON, as `GET .../recording` gives them, one after another; at most 4 MiB) each start from their `state` path in a scratch session on graph version `version` (default the newest loaded) and apply their entries in order. Nothing is kept, journaled or counted. The answer lists, for each recording the version refuses, the first entry it refuses (or its start). `[redacted]` values are applied as they are: they pass where the param takes a string and diverge otherwise. Creations, migrations and context changes (whose values are never recorded) are passed over.
+    /// Recordings (NDJSON, as `GET .../recording` gives them, one after another; at most 4 MiB) each start from their `state` path in a scratch session on graph version `version` (default the newest loaded) and apply their entries in order. Nothing is kept, journaled or counted. The answer lists, for each recording the version refuses, the first entry it refuses (or its start). `[redacted]` values are applied as they are: they pass where the param takes a string and diverge otherwise. Creations, migrations and context changes (whose values are never recorded) are passed over. The body's first line may be a candidate graph that is not loaded, `{"type": "graph", "graph": {...}}` (the graph's JSON as `PUT` takes it, named as the path): the recordings are replayed against it, and it is loaded nowhere.
     ///
     /// - Remark: HTTP `POST /v1/graphs/{name}/replay`.
     /// - Remark: Generated from `#/paths//v1/graphs/{name}/replay/post(replayRecordings)`.
@@ -304,7 +304,7 @@ extension APIProtocol {
     }
     /// Replay recordings against a graph version (backend only)
     ///
-    /// Recordings (NDJSON, as `GET .../recording` gives them, one after another; at most 4 MiB) each start from their `state` path in a scratch session on graph version `version` (default the newest loaded) and apply their entries in order. Nothing is kept, journaled or counted. The answer lists, for each recording the version refuses, the first entry it refuses (or its start). `[redacted]` values are applied as they are: they pass where the param takes a string and diverge otherwise. Creations, migrations and context changes (whose values are never recorded) are passed over.
+    /// Recordings (NDJSON, as `GET .../recording` gives them, one after another; at most 4 MiB) each start from their `state` path in a scratch session on graph version `version` (default the newest loaded) and apply their entries in order. Nothing is kept, journaled or counted. The answer lists, for each recording the version refuses, the first entry it refuses (or its start). `[redacted]` values are applied as they are: they pass where the param takes a string and diverge otherwise. Creations, migrations and context changes (whose values are never recorded) are passed over. The body's first line may be a candidate graph that is not loaded, `{"type": "graph", "graph": {...}}` (the graph's JSON as `PUT` takes it, named as the path): the recordings are replayed against it, and it is loaded nowhere.
     ///
     /// - Remark: HTTP `POST /v1/graphs/{name}/replay`.
     /// - Remark: Generated from `#/paths//v1/graphs/{name}/replay/post(replayRecordings)`.
