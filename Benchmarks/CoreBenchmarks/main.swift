@@ -152,6 +152,7 @@ func liveSessionsTimes() throws {
   }
 }
 try liveSessionsTimes()
+try historyTimes(graphs: graphs, smoke: smoke)
 
 // The same state through Foundation's Codable encoder, to justify the hand-written writer.
 struct CodableNode: Encodable {

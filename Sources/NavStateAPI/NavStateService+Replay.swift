@@ -1,8 +1,8 @@
 import MicroHTTPServer
 import NavJSON
-import NavStateEngine
+package import NavStateEngine
 import NavStateWire
-import NavigationCore
+package import NavigationCore
 
 /// `POST /v1/graphs/{name}/replay?version=N`: recordings (NDJSON, as `GET .../recording` gives
 /// them, one after another) replayed against a graph version in scratch states, and which of
@@ -104,7 +104,7 @@ extension NavStateService {
   /// not loaded (`{"type": "graph", "graph": {...}}`), replayed against instead of a loaded
   /// version. Anything else is 400 `invalid_recording`, naming the line (422 `invalid_graph`
   /// for a graph that is not one).
-  static func recordings(in body: [UInt8]) throws(APIProblem) -> (
+  package static func recordings(in body: [UInt8]) throws(APIProblem) -> (
     RouteGraph?, [GraphReplay.Recording]
   ) {
     var candidate: RouteGraph?

@@ -26,8 +26,14 @@ struct Exchange {
     if let refusal = refusal(method: method, version: version) {
       return refuse(refusal)
     }
-    request.maxBodyBytes =
-      context.largerBodyLimit?(request.method, request.target) ?? context.maxBodyBytes
+    request.maxBodyBytes = context.maxBodyBytes
+    // Asked only of a request that announces a body: most (every GET) do not.
+    if let larger = context.largerBodyLimit,
+      !request.contentLengths.isEmpty || !request.transferEncodings.isEmpty,
+      let limit = larger(request.method, request.target)
+    {
+      request.maxBodyBytes = limit
+    }
     let framing = RequestFraming.decide(
       contentLengths: request.contentLengths, transferEncodings: request.transferEncodings,
       maxBodyBytes: request.maxBodyBytes)

@@ -49,6 +49,17 @@ package struct SessionHistory: Sendable {
     var version: Int
     /// Where `version`'s entry starts in `bytes`.
     var offset: Int
+    /// What the state is counted for in the memory budget, about what a session's tree costs.
+    let cost: Int
+
+    init(state: NavigationState, version: Int, offset: Int) {
+      self.state = state
+      self.version = version
+      self.offset = offset
+      cost =
+        256 + state.coordinators.count * 160 + state.coordinators.paramTextBytes
+        + state.guardingFootprint
+    }
   }
 
   package static let checkpointInterval = 64
@@ -61,7 +72,12 @@ package struct SessionHistory: Sendable {
   /// Who made the newest version (a store writes it with the change).
   package private(set) var newestAuthor = Author.client
   /// Kept states, oldest first; once version 1 is gone, the first is that of `oldestStored`.
-  private var checkpoints: [Checkpoint] = []
+  private var checkpoints: [Checkpoint] = [] {
+    didSet { checkpointBytes = checkpoints.reduce(0) { $0 + $1.cost } }
+  }
+  /// What the checkpoints are counted for, kept as they change (``footprint`` is read at every
+  /// change of every session).
+  private var checkpointBytes = 0
 
   package init() {}
 
@@ -117,14 +133,7 @@ package struct SessionHistory: Sendable {
   /// Bytes held, for the memory budget: the entries, and every kept state at about what a
   /// session's tree costs.
   package var footprint: Int {
-    var total = bytes.capacity
-    for checkpoint in checkpoints { total += Self.stateCost(checkpoint.state) }
-    return total
-  }
-
-  private static func stateCost(_ state: NavigationState) -> Int {
-    256 + state.coordinators.count * 160 + state.coordinators.paramTextBytes
-      + state.guardingFootprint
+    bytes.capacity + checkpointBytes
   }
 
   /// Appends version `entry.version` (the next one); `state` is the session's state right
