@@ -30,7 +30,7 @@ extension NavStateSession {
   {
     do {
       let answer = try await client.getHistory(
-        path: .init(sid: id), query: .init(after: version, limit: limit)
+        path: .init(sid: id), query: .init(after: Int64(version), limit: limit)
       ).ok.body.json
       guard case .History(let page) = answer else {
         throw NavStateError(
@@ -54,7 +54,7 @@ extension NavStateSession {
   public func state(at version: Int) async throws(NavStateError) -> SessionState {
     do {
       return SessionState(
-        try await client.getSession(path: .init(sid: id), query: .init(at: version)).ok.body.json)
+        try await client.getSession(path: .init(sid: id), query: .init(at: Int64(version))).ok.body.json)
     } catch {
       throw NavStateError.from(error)
     }

@@ -30,7 +30,7 @@ BACKEND_KEY = os.environ.get("NAVSTATE_BACKEND_KEY")
 # Operations only the app's backend may call (their `security` is `backend` alone).
 BACKEND_ONLY = {("PUT", "/v1/sessions/{sid}/context"), ("PATCH", "/v1/sessions/{sid}/context"),
                 ("PUT", "/v1/graphs/{name}"), ("POST", "/v1/graphs/{name}/dry-run"),
-                ("POST", "/v1/graphs/{name}/migrate")}
+                ("POST", "/v1/graphs/{name}/migrate"), ("POST", "/v1/graphs/{name}/replay")}
 # Seeded, so that a run can be repeated exactly along with schemathesis' own seed.
 shapes = random.Random(20261123)
 
@@ -95,6 +95,17 @@ class SessionAuth:
             case.path_parameters["sid"] = data["sid"]
         if case.path_parameters and "cid" in case.path_parameters and shapes.random() < 0.8:
             case.path_parameters["cid"] = shapes.choice(data["ids"])
+
+
+@schemathesis.serializer("application/x-ndjson")
+def ndjson(ctx, value):
+    """Recordings to replay: the generated string as it is (the schema says a string), anything
+    else as one JSON line."""
+    if isinstance(value, bytes):
+        return value
+    if isinstance(value, str):
+        return value.encode()
+    return json.dumps(value).encode() + b"\n"
 
 
 @schemathesis.hook

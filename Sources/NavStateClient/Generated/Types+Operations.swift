@@ -380,12 +380,12 @@ internal enum Operations {
                 /// A version of the graph other than the newest (kept while a session uses it).
                 ///
                 /// - Remark: Generated from `#/paths/v1/graphs/{name}/GET/query/version`.
-                internal var version: Swift.Int?
+                internal var version: Swift.Int64?
                 /// Creates a new `Query`.
                 ///
                 /// - Parameters:
                 ///   - version: A version of the graph other than the newest (kept while a session uses it).
-                internal init(version: Swift.Int? = nil) {
+                internal init(version: Swift.Int64? = nil) {
                     self.version = version
                 }
             }
@@ -1518,12 +1518,12 @@ internal enum Operations {
             /// - Remark: Generated from `#/paths/v1/graphs/{name}/replay/POST/query`.
             internal struct Query: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/graphs/{name}/replay/POST/query/version`.
-                internal var version: Swift.Int?
+                internal var version: Swift.Int64?
                 /// Creates a new `Query`.
                 ///
                 /// - Parameters:
                 ///   - version:
-                internal init(version: Swift.Int? = nil) {
+                internal init(version: Swift.Int64? = nil) {
                     self.version = version
                 }
             }
@@ -2290,12 +2290,12 @@ internal enum Operations {
                 /// The state as it was right after this version (one its history keeps, see `GET .../history`), with `version` and `ETag` that version.
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/GET/query/at`.
-                internal var at: Swift.Int?
+                internal var at: Swift.Int64?
                 /// Creates a new `Query`.
                 ///
                 /// - Parameters:
                 ///   - at: The state as it was right after this version (one its history keeps, see `GET .../history`), with `version` and `ETag` that version.
-                internal init(at: Swift.Int? = nil) {
+                internal init(at: Swift.Int64? = nil) {
                     self.at = at
                 }
             }
@@ -5562,7 +5562,7 @@ internal enum Operations {
             /// - Remark: Generated from `#/paths/v1/sessions/{sid}/history/GET/query`.
             internal struct Query: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/history/GET/query/after`.
-                internal var after: Swift.Int?
+                internal var after: Swift.Int64?
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/history/GET/query/limit`.
                 internal var limit: Swift.Int?
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/history/GET/query/format`.
@@ -5578,7 +5578,7 @@ internal enum Operations {
                 ///   - limit:
                 ///   - format:
                 internal init(
-                    after: Swift.Int? = nil,
+                    after: Swift.Int64? = nil,
                     limit: Swift.Int? = nil,
                     format: Operations.GetHistory.Input.Query.FormatPayload? = nil
                 ) {
