@@ -140,7 +140,12 @@ package struct SessionHistory: Sendable {
   /// after it, kept when the version is due a checkpoint.
   package mutating func append(_ entry: Entry, state: NavigationState, limit: Int) {
     dropOldChunk(limit: max(1, limit))
-    if bytes.isEmpty { oldestStored = entry.version }
+    if bytes.isEmpty {
+      oldestStored = entry.version
+      // The creation and a first change or two in one allocation, rather than growing 16, 32,
+      // 64 (every session has a history: its first bytes are paid a million times).
+      bytes.reserveCapacity(64)
+    }
     let offset = bytes.count
     Self.append(entry, to: &bytes)
     newest = entry.version
