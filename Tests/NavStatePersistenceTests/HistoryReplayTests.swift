@@ -69,7 +69,11 @@ import Testing
         #expect(data.history.oldestStored > 1, "the oldest versions went (\(what))")
         for version in oldest...newest {
           let (state, _) = try SessionStore.kept(
-            version, of: data, catalog: store.catalog, configuration: configuration)
+            version,
+            of: SessionStore.Past(
+              history: data.history, navigation: data.navigation, updatedAt: data.updatedAt,
+              expiresAt: data.expiresAt),
+            catalog: store.catalog, configuration: configuration)
           #expect(encoded(state) == answered[version], "version \(version) (\(what))")
         }
       }

@@ -10,25 +10,22 @@ extension SessionStore {
   package func history(of record: SessionRecord, after: Int, limit: Int) throws(EngineRefusal)
     -> JSONWriter
   {
-    try record.data.withLock { (data) throws(EngineRefusal) -> JSONWriter in
-      try call(record, &data)
-      let history = data.history
-      var writer = JSONWriter(capacity: 256 + min(limit, 100) * 96)
-      writer.beginObject()
-      writer.key("version")
-      writer.int(data.navigation.version)
-      writer.key("oldest")
-      writer.int(history.oldest(limit: configuration.historyVersions))
-      writer.key("entries")
-      writer.beginArray()
-      for entry in history.entries(after: after, count: limit, limit: configuration.historyVersions)
-      {
-        Self.writeEntry(entry, into: &writer)
-      }
-      writer.endArray()
-      writer.endObject()
-      return writer
+    let past = try past(of: record)
+    let kept = configuration.historyVersions
+    var writer = JSONWriter(capacity: 256 + min(limit, 100) * 96)
+    writer.beginObject()
+    writer.key("version")
+    writer.int(past.navigation.version)
+    writer.key("oldest")
+    writer.int(past.history.oldest(limit: kept))
+    writer.key("entries")
+    writer.beginArray()
+    for entry in past.history.entries(after: after, count: limit, limit: kept) {
+      Self.writeEntry(entry, into: &writer)
     }
+    writer.endArray()
+    writer.endObject()
+    return writer
   }
 
   /// One entry as `{version, at, by, op}`.
@@ -71,23 +68,39 @@ extension SessionStore {
   package func state(of record: SessionRecord, at version: Int) throws(EngineRefusal)
     -> EncodedAnswer
   {
-    try record.data.withLock { (data) throws(EngineRefusal) -> EncodedAnswer in
+    let past = try past(of: record)
+    let (state, at) = try Self.kept(
+      version, of: past, catalog: catalog, configuration: configuration)
+    var writer = JSONWriter(capacity: 1024)
+    StateJSON.writeState(
+      state, id: record.id,
+      times: SessionTimes(createdAt: record.createdAt, updatedAt: at, expiresAt: past.expiresAt),
+      into: &writer)
+    return EncodedAnswer(version: version, body: writer)
+  }
+
+  /// What reading a session's past takes, copied under its lock (copy-on-write: no bytes are
+  /// copied), so that replays run with the lock let go and the session's changes go on.
+  struct Past {
+    var history: SessionHistory
+    var navigation: NavigationState
+    var updatedAt: Timestamp
+    var expiresAt: Timestamp
+  }
+
+  /// The session's past, after the checks of any call.
+  func past(of record: SessionRecord) throws(EngineRefusal) -> Past {
+    try record.data.withLock { (data) throws(EngineRefusal) -> Past in
       try call(record, &data)
-      let (state, at) = try Self.kept(
-        version, of: data, catalog: catalog, configuration: configuration)
-      var writer = JSONWriter(capacity: 1024)
-      StateJSON.writeState(
-        state, id: record.id,
-        times: SessionTimes(createdAt: record.createdAt, updatedAt: at, expiresAt: data.expiresAt),
-        into: &writer)
-      return EncodedAnswer(version: version, body: writer)
+      return Past(
+        history: data.history, navigation: data.navigation, updatedAt: data.updatedAt,
+        expiresAt: data.expiresAt)
     }
   }
 
   /// The state at a kept version and its time, or why there is none.
   static func kept(
-    _ version: Int, of data: SessionRecord.Data, catalog: GraphCatalog,
-    configuration: StoreConfiguration
+    _ version: Int, of data: Past, catalog: GraphCatalog, configuration: StoreConfiguration
   ) throws(EngineRefusal) -> (NavigationState, Timestamp) {
     let history = data.history
     let oldest = history.oldest(limit: configuration.historyVersions)
@@ -118,11 +131,9 @@ extension SessionStore {
     _ record: SessionRecord, to version: Int, discard: Bool, by caller: Caller,
     precondition: VersionPrecondition?, minimal: Bool, idempotency: IdempotencyClaim?
   ) throws(EngineRefusal) -> AppliedCommand {
-    let path = try record.data.withLock { (data) throws(EngineRefusal) -> [PathEntry] in
-      try call(record, &data)
-      return try Self.kept(version, of: data, catalog: catalog, configuration: configuration).0
-        .visiblePathEntries
-    }
+    let path = try Self.kept(
+      version, of: try past(of: record), catalog: catalog, configuration: configuration
+    ).0.visiblePathEntries
     let command = Command.restore(version: version, path: path)
     return try apply(
       discard ? .discarding(command) : command, to: record, by: caller,

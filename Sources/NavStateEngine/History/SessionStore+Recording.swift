@@ -10,80 +10,73 @@ extension SessionStore {
   package func recording(of record: SessionRecord) throws(EngineRefusal) -> (
     lines: [[UInt8]], graph: RouteGraph
   ) {
-    try record.data.withLock { (data) throws(EngineRefusal) -> ([[UInt8]], RouteGraph) in
-      try call(record, &data)
-      let oldest = data.history.oldest(limit: configuration.historyVersions)
-      let (start, at) = try Self.kept(
-        oldest, of: data, catalog: catalog, configuration: configuration)
-      var header = JSONWriter(capacity: 1024)
-      header.beginObject()
-      header.key("type")
-      header.plainString("recording")
-      header.key("session")
-      header.string(record.id)
-      header.key("graph")
-      header.string(start.graph.name)
-      header.key("graphVersion")
-      header.int(start.graphVersion)
-      header.key("from")
-      header.int(oldest)
-      header.key("to")
-      header.int(data.navigation.version)
-      header.key("state")
-      StateJSON.writeState(
-        start, id: record.id,
-        times: SessionTimes(createdAt: record.createdAt, updatedAt: at, expiresAt: data.expiresAt),
-        into: &header)
-      header.endObject()
-      var lines = [header.bytes]
-      for entry in data.history.entries(
-        after: oldest, count: Int.max, limit: configuration.historyVersions)
-      {
-        var line = JSONWriter(capacity: 256)
-        line.beginObject()
-        line.key("type")
-        line.plainString("entry")
-        Self.writeEntryMembers(entry, into: &line)
-        line.endObject()
-        lines.append(line.bytes)
-      }
-      return (lines, data.navigation.graph)
+    let past = try past(of: record)
+    let limit = configuration.historyVersions
+    let oldest = past.history.oldest(limit: limit)
+    let (start, at) = try Self.kept(
+      oldest, of: past, catalog: catalog, configuration: configuration)
+    var header = JSONWriter(capacity: 1024)
+    header.beginObject()
+    header.key("type")
+    header.plainString("recording")
+    header.key("session")
+    header.string(record.id)
+    header.key("graph")
+    header.string(start.graph.name)
+    header.key("graphVersion")
+    header.int(start.graphVersion)
+    header.key("from")
+    header.int(oldest)
+    header.key("to")
+    header.int(past.navigation.version)
+    header.key("state")
+    StateJSON.writeState(
+      start, id: record.id,
+      times: SessionTimes(createdAt: record.createdAt, updatedAt: at, expiresAt: past.expiresAt),
+      into: &header)
+    header.endObject()
+    var lines = [header.bytes]
+    for entry in past.history.entries(after: oldest, count: Int.max, limit: limit) {
+      var line = JSONWriter(capacity: 256)
+      line.beginObject()
+      line.key("type")
+      line.plainString("entry")
+      Self.writeEntryMembers(entry, into: &line)
+      line.endObject()
+      lines.append(line.bytes)
     }
+    return (lines, past.navigation.graph)
   }
 
   /// `[{timestamp, type, category, data: {from, to}, message}]`, oldest first: one item per
   /// kept entry whose active route changed (the creation from `""`), as crash reporters take
   /// breadcrumbs.
   package func breadcrumbs(of record: SessionRecord) throws(EngineRefusal) -> JSONWriter {
-    try record.data.withLock { (data) throws(EngineRefusal) -> JSONWriter in
-      try call(record, &data)
-      let history = data.history
-      let oldest = history.oldest(limit: configuration.historyVersions)
-      let (start, _) = try Self.kept(
-        oldest, of: data, catalog: catalog, configuration: configuration)
-      var writer = JSONWriter(capacity: 4096)
-      writer.beginArray()
-      if let first = history.entries(
-        after: oldest - 1, count: 1, limit: configuration.historyVersions
-      )
-      .first, case .create = first.change {
-        Self.writeBreadcrumb(first, from: "", to: Self.pathText(start), into: &writer)
-      }
-      var previous = start
-      let catalog = self.catalog
-      history.replay(
-        after: oldest, from: start,
-        graphPath: { catalog.versions(of: $0, after: $1, upTo: $2) }
-      ) { entry, state in
-        if Self.activeRoute(state) != Self.activeRoute(previous) {
-          Self.writeBreadcrumb(
-            entry, from: Self.pathText(previous), to: Self.pathText(state), into: &writer)
-        }
-        previous = state
-      }
-      writer.endArray()
-      return writer
+    let past = try past(of: record)
+    let history = past.history
+    let limit = configuration.historyVersions
+    let oldest = history.oldest(limit: limit)
+    let (start, _) = try Self.kept(
+      oldest, of: past, catalog: catalog, configuration: configuration)
+    var writer = JSONWriter(capacity: 4096)
+    writer.beginArray()
+    if let first = history.entries(after: oldest - 1, count: 1, limit: limit).first,
+      case .create = first.change
+    {
+      Self.writeBreadcrumb(first, from: "", to: Self.pathText(start), into: &writer)
     }
+    var previous = start
+    let catalog = self.catalog
+    let graphPath = { catalog.versions(of: $0, after: $1, upTo: $2) }
+    history.replay(after: oldest, from: start, graphPath: graphPath) { entry, state in
+      if Self.activeRoute(state) != Self.activeRoute(previous) {
+        Self.writeBreadcrumb(
+          entry, from: Self.pathText(previous), to: Self.pathText(state), into: &writer)
+      }
+      previous = state
+    }
+    writer.endArray()
+    return writer
   }
 
   private static func activeRoute(_ state: NavigationState) -> String? {
