@@ -171,4 +171,80 @@ struct HistoryTests {
     #expect(
       answer.json["entries"]?.arrayValue?.map { $0["by"]?.stringValue } == ["backend", "backend"])
   }
+
+  private static let backendKey = "history-test-backend-key-0123456789"
+
+  private static func withBackend(_ backend: TestBackend) throws -> TestApp {
+    try TestApp(backend) {
+      $0.store.backendKeys = try BackendKeys(fileContents: Array((backendKey + "\n").utf8))
+    }
+  }
+
+  @Test(
+    "a migration is the server's entry, and ?at reads back across it; context and leave-guard ops",
+    arguments: TestBackend.allCases)
+  func migrationContextAndGuards(backend: TestBackend) throws {
+    let server = try Self.withBackend(backend)
+    defer { server.stop() }
+    let session = try TestSession(server.client)
+    _ = try push(session, 1)
+    let id = try session.get().json["path"]?[1]?["id"]?.stringValue ?? ""
+    _ = try session.client.json(
+      "PUT", "\(session.path)/coordinators/\(id)/leave-guard", token: session.token,
+      body: ["reason": "unsaved"])
+    _ = try session.client.json(
+      "PUT", "\(session.path)/context", token: Self.backendKey, body: ["plan": "pro"])
+    let atThree = try session.client.json("GET", "\(session.path)?at=3", token: session.token)
+    // Version 2 of demo: detail renamed item, settings gone; the next call migrates.
+    let demoV2 = try JSONParser.parse(Array(GraphVersionTests.demoV2.utf8))
+    #expect(
+      try server.client.json("PUT", "/v1/graphs/demo", token: Self.backendKey, body: demoV2)
+        .status == 201)
+    let migrated = try session.get()
+    #expect(migrated.json["graphVersion"] == 2)
+    let entries = try history(session).json["entries"]?.arrayValue ?? []
+    #expect(
+      entries.map { $0["op"]?["op"]?.stringValue } == [
+        "create", "push", "leaveGuard", "context", "migrate",
+      ])
+    #expect(
+      entries.map { $0["by"]?.stringValue } == [
+        "client", "client", "client", "backend", "server",
+      ])
+    #expect(
+      entries[2]["op"] == ["op": "leaveGuard", "coordinator": .string(id), "reason": "unsaved"])
+    #expect(entries[3]["op"] == ["op": "context"], "a context's values are never in the history")
+    #expect(entries[4]["op"] == ["op": "migrate", "from": 1, "to": 2])
+    // A version before the migration reads back on its graph version, as answered then.
+    var before =
+      try session.client.json("GET", "\(session.path)?at=3", token: session.token)
+      .json.objectValue ?? JSONObject()
+    var then = atThree.json.objectValue ?? JSONObject()
+    before["expiresAt"] = nil
+    then["expiresAt"] = nil
+    #expect(before == then)
+    #expect(before["graphVersion"] == 1)
+    // A restore brings back the path, not the context nor the leave guard.
+    let restored = try session.call("restore", ["version": 1, "discard": true])
+    #expect(restored.status == 200)
+    #expect(TestSession.routes(restored) == ["master"])
+    #expect(restored.json["session"]?["context"] == ["plan": "pro"])
+  }
+
+  @Test("a page holds 100 entries unless told otherwise")
+  func defaultLimit() throws {
+    let server = try TestApp(.router)
+    defer { server.stop() }
+    let session = try TestSession(server.client)
+    for id in 0..<60 {
+      _ = try push(session, id)
+      _ = try session.call("pop")
+    }
+    let page = try history(session).json["entries"]?.arrayValue ?? []
+    #expect(page.count == 100)
+    #expect(page.first?["version"] == 1)
+    #expect(page.last?["version"] == 100)
+    let rest = try history(session, query: "?after=100&limit=1000").json["entries"]?.arrayValue
+    #expect(rest?.map { $0["version"]?.intValue } == (101...121).map { $0 })
+  }
 }
