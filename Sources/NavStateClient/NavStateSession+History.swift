@@ -54,7 +54,8 @@ extension NavStateSession {
   public func state(at version: Int) async throws(NavStateError) -> SessionState {
     do {
       return SessionState(
-        try await client.getSession(path: .init(sid: id), query: .init(at: Int64(version))).ok.body.json)
+        try await client.getSession(path: .init(sid: id), query: .init(at: Int64(version))).ok.body
+          .json)
     } catch {
       throw NavStateError.from(error)
     }
