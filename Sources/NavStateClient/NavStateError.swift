@@ -81,6 +81,11 @@ public struct NavStateError: Error, Sendable, Equatable, CustomStringConvertible
     // Loading a graph: not a valid graph (422), or a version as new is loaded (409).
     public static let invalidGraph = Code(rawValue: "invalid_graph")
     public static let graphVersionExists = Code(rawValue: "graph_version_exists")
+    // History (docs/history.md): a version the session has not reached (400), one its history
+    // no longer keeps (410), a replay body line that is no recording's (400).
+    public static let invalidVersion = Code(rawValue: "invalid_version")
+    public static let historyExpired = Code(rawValue: "history_expired")
+    public static let invalidRecording = Code(rawValue: "invalid_recording")
     // 422: the request cannot mean anything in the graph.
     public static let invalidRequest = Code(rawValue: "invalid_request")
     public static let unknownRoute = Code(rawValue: "unknown_route")
@@ -145,7 +150,8 @@ public struct NavStateError: Error, Sendable, Equatable, CustomStringConvertible
       .nothingToPop, .notInActiveFlow, .nothingToDismiss, .notAModal, .nothingToGoBackTo,
       .noTabContainer, .cannotReplaceTab, .targetNotFree, .coordinatorStopped, .cannotTearDownRoot,
       .cannotTearDownTab, .leaveBlocked, .requirementNotMet, .backendOnly, .backendKeyRequired,
-      .invalidContext, .contextTooLarge, .invalidGraph, .graphVersionExists, .invalidRequest,
+      .invalidContext, .contextTooLarge, .invalidGraph, .graphVersionExists, .invalidVersion,
+      .historyExpired, .invalidRecording, .invalidRequest,
       .unknownRoute, .invalidParams, .routeNotAllowed,
       .presentationNotAllowed, .notARootRoute, .coordinatorLimit, .noSuchTab, .invalidPath,
       .invalidURL, .noRouteForURL, .unknownGraph, .unknownCoordinator, .sessionNotFound, .notFound,

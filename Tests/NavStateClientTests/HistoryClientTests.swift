@@ -27,7 +27,7 @@ struct HistoryClientTests {
       _ = try await session.state(at: 9)
       Issue.record("a version never reached was answered")
     } catch {
-      #expect(error.code.rawValue == "invalid_version")
+      #expect(error.code == .invalidVersion)
     }
     let guarded = pushed.state.path[1].id
     _ = try await session.setLeaveGuard(on: guarded, reason: "unsaved")
