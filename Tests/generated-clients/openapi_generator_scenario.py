@@ -5,10 +5,14 @@ back as ints (42, and 9007199254740993 exactly), typed 409, 412 and 422 refusals
 (`Prefer: return=minimal`), 201 and 204, the event stream's head and first event, a backend
 merge patch of a context, and the typed round trip of a graph: GET `demo` and `zumry`, send each
 back unedited but for its name (a scratch one) with PUT, GET the copy and check that it means the
-same graph (contract_check.graph_meaning), and a dry run decoded as the typed MigrationReport.
+same graph (contract_check.graph_meaning), a dry run decoded as the typed MigrationReport, and
+history and time travel: the typed History (versions, ops, by) inside getHistory's oneOf answer, a
+page of it, the breadcrumbs (the oneOf's list member), the state at an older version (`at`) and a
+restore of it (its session.restored event).
 
 Every request and answer is recorded under the generated code (at urllib3) and validated with
 openapi-core (contract_check.py). Run by Tests/generated-clients/run; exits 1 on a failure."""
+import datetime
 import json
 import os
 import sys
@@ -18,12 +22,15 @@ from contract_check import Exchange
 from openapi_client import ApiClient, Configuration
 from openapi_client.api.events_api import EventsApi
 from openapi_client.api.graphs_api import GraphsApi
+from openapi_client.api.history_api import HistoryApi
 from openapi_client.api.navigation_api import NavigationApi
 from openapi_client.api.sessions_api import SessionsApi
 from openapi_client.exceptions import ApiException
-from openapi_client.models import (CoordinatorStartedEvent, CreateSessionRequest, Graph,
-                                   GraphInput, MigrationReport, MutationResult, PopRequest,
-                                   PresentRequest, Problem, PushRequest, RouteRequest, SessionState)
+from openapi_client.models import (Breadcrumb, CoordinatorStartedEvent, CoordinatorStoppedEvent,
+                                   CreateSessionRequest, GetHistory200Response, Graph, GraphInput,
+                                   History, MigrationReport, MutationResult, PopRequest,
+                                   PresentRequest, Problem, PushRequest, RestoreRequest,
+                                   RouteRequest, SessionRestoredEvent, SessionState)
 
 url = os.environ["NAVSTATE_URL"]
 spec = os.environ["NAVSTATE_SPEC"]
@@ -243,7 +250,81 @@ check(error is not None and error.status == 409 and isinstance(error.data, Probl
       and error.data.code == "graph_version_exists", "a dry run of a loaded version is a typed 409")
 SessionsApi(client(alive.token)).delete_session(alive.session.id)
 
-check(contract_check.report(spec, exchanges, (200, 201, 204, 409, 412, 422),
+# History and time travel, on a session of its own: three pushes (the last by the backend), the
+# history (GetHistory200Response, the answer's oneOf, holding the typed History: each entry's
+# version, op and by), a page of it (after, limit), the breadcrumbs (the oneOf's other member, a
+# list of the typed Breadcrumb), the state at version 2 (`at`), a restore of that version (a
+# MutationResult whose events end in the typed session.restored {from}), the restore's own entry,
+# and a version not reached (a typed 400).
+travel = SessionsApi(client()).create_session(CreateSessionRequest(root=RouteRequest(route="master")))
+tsid = travel.session.id
+traveller = client(travel.token)
+history_api, travel_sessions = HistoryApi(traveller), SessionsApi(traveller)
+pushes = [NavigationApi(traveller).push(tsid, push_request=PushRequest(route="detail", params={"id": 1})),
+          NavigationApi(traveller).push(tsid, push_request=PushRequest(route="detail", params={"id": 2})),
+          NavigationApi(backend).push(tsid, push_request=PushRequest(route="detail", params={"id": 3}))]
+check([answer.version for answer in pushes] == [2, 3, 4], "three pushes make versions 2 to 4")
+answer = history_api.get_history(tsid)
+history = answer.actual_instance if isinstance(answer, GetHistory200Response) else None
+check(isinstance(history, History) and history.version == 4 and history.oldest == 1,
+      f"GET history is the typed History at version 4, oldest 1 ({type(history).__name__})")
+entries = history.entries if isinstance(history, History) else []
+check([entry.version for entry in entries] == [1, 2, 3, 4],
+      f"its entries are versions 1 to 4 ({[entry.version for entry in entries]})")
+check([entry.op.op for entry in entries] == ["create", "push", "push", "push"],
+      f"their ops: create, then three pushes ({[entry.op.op for entry in entries]})")
+check([entry.by for entry in entries] == ["client", "client", "client", "backend"],
+      f"by client, client, client, backend ({[entry.by for entry in entries]})")
+values = [(entry.op.additional_properties.get("route"), entry.op.additional_properties.get("params"))
+          for entry in entries[1:]]
+check(values == [("detail", {"id": 1}), ("detail", {"id": 2}), ("detail", {"id": 3})]
+      and all(type(params["id"]) is int for _, params in values),
+      f"each push entry carries its route and int params ({values})")
+check(all(isinstance(entry.at, datetime.datetime) and entry.at.tzinfo is not None for entry in entries)
+      and [entry.at for entry in entries] == sorted(entry.at for entry in entries),
+      "each entry's `at` is a date-time, in order")
+page = history_api.get_history(tsid, after=1, limit=2).actual_instance
+check(isinstance(page, History) and [entry.version for entry in page.entries] == [2, 3]
+      and page.version == 4, "history after=1 limit=2 is versions 2 and 3")
+crumbs = history_api.get_history(tsid, format="breadcrumbs").actual_instance
+check(isinstance(crumbs, list) and all(isinstance(crumb, Breadcrumb) for crumb in crumbs)
+      and [(crumb.data.var_from, crumb.data.to) for crumb in crumbs]
+      == [("", "/master"), ("/master", "/master/detail")],
+      "format=breadcrumbs is a list of the typed Breadcrumb, one per change of the active route ("
+      + (repr([(c.data.var_from, c.data.to) for c in crumbs]) if isinstance(crumbs, list) else repr(crumbs))
+      + ")")
+old = travel_sessions.get_session_with_http_info(tsid, at=2)
+check(isinstance(old.data, SessionState) and old.data.version == 2
+      and old.headers.get("ETag") == '"2"'
+      and [(item.route, item.params) for item in old.data.path] == [("master", {}), ("detail", {"id": 1})],
+      "GET ?at=2 is the typed state at version 2 (ETag \"2\"): master, detail 1")
+restored = history_api.restore(tsid, RestoreRequest(version=2))
+check(sent_body() == {"version": 2}, f"restore sends only the version (sent {sent_body()})")
+check(isinstance(restored, MutationResult) and restored.version == 5 and restored.session.version == 5,
+      "restore of version 2 is a MutationResult, one version on (5)")
+check([(item.id, item.route, item.params) for item in restored.session.path]
+      == [(item.id, item.route, item.params) for item in old.data.path],
+      "the restored path is version 2's, coordinator ids included")
+events = [event.actual_instance for event in restored.events]
+check([(event.coordinator, event.reason) for event in events[:-1]
+       if isinstance(event, CoordinatorStoppedEvent)]
+      == [(pushes[2].session.active, "reset"), (pushes[1].session.active, "reset")]
+      and len(events) == 3, "the two later pushes stop, the top first (reason reset)")
+check(bool(events) and isinstance(events[-1], SessionRestoredEvent) and events[-1].var_from == 2
+      and events[-1].version == 5 and events[-1].type == "session.restored",
+      "the last event is the typed session.restored {from: 2}")
+later = history_api.get_history(tsid, after=4).actual_instance
+check(isinstance(later, History) and [(entry.version, entry.op.op,
+                                       entry.op.additional_properties.get("version"), entry.by)
+                                      for entry in later.entries] == [(5, "restore", 2, "client")],
+      "the restore is history entry 5, restore {version: 2}")
+error = refusal(lambda: travel_sessions.get_session(tsid, at=99))
+check(error is not None and error.status == 400 and isinstance(error.data, Problem)
+      and error.data.code == "invalid_version", "?at= a version not reached is a typed 400 invalid_version")
+travel_sessions.delete_session(tsid)
+check(exchanges[-1].status == 204, "the time-travel session ends")
+
+check(contract_check.report(spec, exchanges, (200, 201, 204, 400, 409, 412, 422),
                             label="openapi-generator python client", stream=True) == 0,
       "openapi-core: every request and answer conforms to openapi.yaml")
 print(f"{len(failures)} failed" if failures else "openapi-generator python client scenario: all passed")

@@ -4,10 +4,13 @@ int params (exact beyond 2^53), If-Match (stale and fresh), pop to a coordinator
 and the affordances; a backend merge patch of a context; and the typed round trip of a graph: GET
 `demo` and `zumry`, send each back unedited but for its name (a scratch one) with PUT, GET the copy
 and check that it means the same graph (contract_check.graph_meaning), and a dry run decoded as
-the typed MigrationReport. Every request and answer is recorded under the generated code (httpx's
+the typed MigrationReport; and history and time travel: the typed History (versions, ops, by),
+a page of it, the breadcrumbs, the state at an older version (`at`) and a restore of it (its
+session.restored event). Every request and answer is recorded under the generated code (httpx's
 event hooks) and validated with openapi-core (contract_check.py). Run by
 Tests/generated-clients/run (NAVSTATE_URL, NAVSTATE_BACKEND_KEY, NAVSTATE_SPEC); exits 1 on a
 failure."""
+import datetime
 import json
 import os
 import sys
@@ -17,12 +20,15 @@ from contract_check import Exchange
 from navstate_client import AuthenticatedClient, Client
 from navstate_client.api.events import list_events
 from navstate_client.api.graphs import dry_run_graph, get_graph, load_graph
+from navstate_client.api.history import get_history, restore
 from navstate_client.api.navigation import pop, present, push, teardown_coordinator
 from navstate_client.api.sessions import create_session, delete_session, get_session, patch_context
-from navstate_client.models import (ContextPatch, CoordinatorStartedEvent, CreateSessionRequest,
-                                    Graph, GraphInput, MigrationReport, MutationResult, Params,
-                                    PopRequest, PresentRequest, Problem, PushRequest, RouteRequest,
-                                    SessionContext)
+from navstate_client.models import (Breadcrumb, ContextPatch, CoordinatorStartedEvent,
+                                    CoordinatorStoppedEvent, CreateSessionRequest, GetHistoryFormat,
+                                    Graph, GraphInput, History, HistoryEntryBy, MigrationReport,
+                                    MutationResult, Params, PopRequest, PresentRequest, Problem,
+                                    PushRequest, RestoreRequest, RouteRequest, SessionContext,
+                                    SessionRestoredEvent, SessionState)
 
 url = os.environ["NAVSTATE_URL"]
 spec = os.environ["NAVSTATE_SPEC"]
@@ -178,7 +184,77 @@ delete_session.sync_detailed(alive.session.id,
                              client=AuthenticatedClient(base_url=url, token=alive.token,
                                                         httpx_args=hooks))
 
-check(contract_check.report(spec, exchanges, (200, 201, 204, 409, 412, 422),
+# History and time travel, on a session of its own: three pushes (the last by the backend), the
+# history (the typed History: each entry's version, op and by), a page of it (after, limit), the
+# breadcrumbs (the answer's other oneOf member, a list of the typed Breadcrumb), the state at
+# version 2 (`at`), a restore of that version (a MutationResult whose events end in the typed
+# session.restored {from}), the restore's own entry, and a version not reached (a typed 400).
+travel = create_session.sync(client=anonymous,
+                             body=CreateSessionRequest(root=RouteRequest(route="master")))
+tsid = travel.session.id
+traveller = AuthenticatedClient(base_url=url, token=travel.token, httpx_args=hooks)
+pushes = [push.sync(tsid, client=traveller, body=PushRequest(route="detail", params=params(id=1))),
+          push.sync(tsid, client=traveller, body=PushRequest(route="detail", params=params(id=2))),
+          push.sync(tsid, client=backend, body=PushRequest(route="detail", params=params(id=3)))]
+check([answer.version for answer in pushes] == [2, 3, 4], "three pushes make versions 2 to 4")
+history = get_history.sync(tsid, client=traveller)
+check(isinstance(history, History) and history.version == 4 and history.oldest == 1,
+      f"GET history is the typed History at version 4, oldest 1 ({type(history).__name__})")
+entries = history.entries if isinstance(history, History) else []
+check([entry.version for entry in entries] == [1, 2, 3, 4],
+      f"its entries are versions 1 to 4 ({[entry.version for entry in entries]})")
+check([entry.op.op for entry in entries] == ["create", "push", "push", "push"],
+      f"their ops: create, then three pushes ({[entry.op.op for entry in entries]})")
+check([entry.by for entry in entries] == [HistoryEntryBy.CLIENT] * 3 + [HistoryEntryBy.BACKEND],
+      f"by client, client, client, backend ({[str(entry.by) for entry in entries]})")
+check([(entry.op["route"], entry.op["params"]) for entry in entries[1:]]
+      == [("detail", {"id": 1}), ("detail", {"id": 2}), ("detail", {"id": 3})],
+      "each push entry carries its route and params")
+check(all(isinstance(entry.at, datetime.datetime) and entry.at.tzinfo is not None for entry in entries)
+      and [entry.at for entry in entries] == sorted(entry.at for entry in entries),
+      "each entry's `at` is a date-time, in order")
+page = get_history.sync(tsid, client=traveller, after=1, limit=2)
+check(isinstance(page, History) and [entry.version for entry in page.entries] == [2, 3]
+      and page.version == 4, "history after=1 limit=2 is versions 2 and 3")
+crumbs = get_history.sync(tsid, client=traveller, format_=GetHistoryFormat.BREADCRUMBS)
+check(isinstance(crumbs, list) and all(isinstance(crumb, Breadcrumb) for crumb in crumbs)
+      and [(crumb.data.from_, crumb.data.to) for crumb in crumbs]
+      == [("", "/master"), ("/master", "/master/detail")],
+      "format=breadcrumbs is a list of the typed Breadcrumb, one per change of the active route ("
+      + (repr([(c.data.from_, c.data.to) for c in crumbs]) if isinstance(crumbs, list) else repr(crumbs))
+      + ")")
+old = get_session.sync_detailed(tsid, client=traveller, at=2)
+check(isinstance(old.parsed, SessionState) and old.parsed.version == 2
+      and old.headers.get("ETag") == '"2"'
+      and [(item.route, item.params.to_dict()) for item in old.parsed.path]
+      == [("master", {}), ("detail", {"id": 1})],
+      "GET ?at=2 is the typed state at version 2 (ETag \"2\"): master, detail 1")
+restored = restore.sync(tsid, client=traveller, body=RestoreRequest(version=2))
+check(isinstance(restored, MutationResult) and restored.version == 5
+      and restored.session.version == 5,
+      "restore of version 2 is a MutationResult, one version on (5)")
+check(isinstance(restored, MutationResult) and isinstance(old.parsed, SessionState)
+      and [(item.id, item.route, item.params.to_dict()) for item in restored.session.path]
+      == [(item.id, item.route, item.params.to_dict()) for item in old.parsed.path],
+      "the restored path is version 2's, coordinator ids included")
+events = restored.events if isinstance(restored, MutationResult) else []
+check([(event.coordinator, event.reason) for event in events[:-1]
+       if isinstance(event, CoordinatorStoppedEvent)]
+      == [(pushes[2].session.active, "reset"), (pushes[1].session.active, "reset")]
+      and len(events) == 3, "the two later pushes stop, the top first (reason reset)")
+check(bool(events) and isinstance(events[-1], SessionRestoredEvent) and events[-1].from_ == 2
+      and events[-1].version == 5, "the last event is the typed session.restored {from: 2}")
+after = get_history.sync(tsid, client=traveller, after=4)
+check(isinstance(after, History) and [(entry.version, entry.op.op, entry.op["version"], entry.by)
+                                      for entry in after.entries]
+      == [(5, "restore", 2, HistoryEntryBy.CLIENT)], "the restore is history entry 5, restore {version: 2}")
+unreached = get_session.sync(tsid, client=traveller, at=99)
+check(isinstance(unreached, Problem) and unreached.status == 400
+      and unreached.code == "invalid_version", "?at= a version not reached is a typed 400 invalid_version")
+check(delete_session.sync_detailed(tsid, client=traveller).status_code == 204,
+      "the time-travel session ends")
+
+check(contract_check.report(spec, exchanges, (200, 201, 204, 400, 409, 412, 422),
                             label="openapi-python-client") == 0,
       "openapi-core: every request and answer conforms to openapi.yaml")
 
