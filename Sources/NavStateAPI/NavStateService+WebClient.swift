@@ -15,6 +15,8 @@ import MicroHTTPServer
 /// - It stays in step with changes made elsewhere (another tab, curl): after each burst of
 ///   events it re-reads the state (unless it already holds that version), applies a `reset`
 ///   event's state as is, and reconnects with `Last-Event-ID` after a drop.
+/// - It lists the session's history as a timeline (who, when, what), shows any kept version
+///   read-only (`?at=V`), restores it on request, and downloads the recording.
 ///
 /// Its files are real files in `WebClient/` (`index.html`, `app.css`, `app.js`, `graph.js`,
 /// `favicon.svg`), compiled into the binary by SwiftPM (`.embedInCode` resources, read as

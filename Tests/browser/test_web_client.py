@@ -765,3 +765,174 @@ def test_screenshot_of_the_graph_picture_with_a_detail_and_a_sheet(browser):
     folder = pathlib.Path(os.environ.get("SCREENSHOT_DIR") or tempfile.mkdtemp())
     folder.mkdir(parents=True, exist_ok=True)
     assert panel.screenshot(str(folder / "graph-picture.png"))
+
+
+# History: the timeline, a past version viewed read only, restore (docs/history.md) ----------
+
+def history_rows(driver):
+    """The timeline as the page lists it, top first: version, by, what, and the time shown with
+    the RFC 3339 time it stands for."""
+    return driver.execute_script("""
+        return [...document.querySelectorAll('[data-testid="history-entry"]')].map((row) => ({
+          version: Number(row.dataset.version), by: row.dataset.by, op: row.dataset.op,
+          what: row.querySelector('[data-testid="history-what"]').textContent,
+          shown: row.querySelector('[data-testid="history-by"]').textContent,
+          time: row.querySelector("time").textContent,
+          at: row.querySelector("time").getAttribute("datetime"),
+          live: row.classList.contains("live"), on: row.getAttribute("aria-pressed") === "true",
+        }));""")
+
+
+def wait_for_versions(driver, versions, seconds=SYNC):
+    wait(driver, seconds).until(
+        lambda d: [row["version"] for row in history_rows(d)] == versions,
+        message=f"the timeline never listed {versions} (was "
+                f"{[row['version'] for row in history_rows(driver)]})")
+
+
+def select_version(driver, version):
+    wait(driver).until(retrying(lambda d: d.find_element(
+        By.CSS_SELECTOR, f'[data-testid="history-entry"][data-version="{version}"]').click()),
+        message=f"could not select version {version}")
+
+
+def operations_are_off(driver):
+    """Nothing that changes the session can be pressed: the navigation controls, End session,
+    and the path's and tree's own buttons."""
+    for name in ("back", "pop", "pop-root", "dismiss", "dismiss-all", "deeplink-go",
+                 "deeplink-input", "result-input", "end-session"):
+        assert not element(driver, name).is_enabled(), f"{name} is enabled in the past"
+    buttons = driver.find_elements(By.CSS_SELECTOR, "#routes button, #tabs button")
+    assert buttons and not [button for button in buttons if button.is_enabled()]
+    assert not driver.find_elements(By.CSS_SELECTOR,
+                                    '#path button, #tree button, [data-testid^="teardown-"]')
+
+
+def test_the_history_lists_each_version_and_restores_a_past_one(browser):
+    session_id, token = create_session(browser)
+    wait_for_versions(browser, [1])
+    assert element(browser, "download-recording").is_enabled()
+    call("POST", f"/v1/sessions/{session_id}/push", token, {"route": "detail", "params": {"id": 1}})
+    call("POST", f"/v1/sessions/{session_id}/present", token,
+         {"route": "settings", "style": "sheet"})
+    call("PUT", f"/v1/sessions/{session_id}/context", BACKEND_KEY, {"plan": "pro"})
+    call("POST", f"/v1/sessions/{session_id}/back", token, {})
+    call("POST", f"/v1/sessions/{session_id}/deeplink", token, {"url": "myapp://tabs"})
+    wait_for_path(browser, ["tabs", "home"], SYNC)
+    wait_for_versions(browser, [6, 5, 4, 3, 2, 1])
+
+    # Each row says who did what, and when (in the browser's local time).
+    history = call("GET", f"/v1/sessions/{session_id}/history", token)["entries"]
+    rows = history_rows(browser)
+    assert [(row["by"], row["shown"]) for row in rows] == [
+        ("client", "client"), ("client", "client"), ("backend", "backend"),
+        ("client", "client"), ("client", "client"), ("client", "client")]
+    whats = [row["what"] for row in rows]
+    assert whats[5] == "create"
+    assert whats[4] == "push detail {id: 1}"
+    assert whats[3] == "sheet settings"
+    assert whats[2] == "context set"
+    assert whats[1] == "back"
+    assert whats[0] == "deep link myapp://tabs"
+    assert [row["op"] for row in rows] == [entry["op"]["op"] for entry in reversed(history)]
+    assert [row["at"] for row in rows] == [entry["at"] for entry in reversed(history)]
+    local = browser.execute_script(
+        "return arguments[0].map((at) => new Date(at).toLocaleTimeString([], {hour12: false}))",
+        [row["at"] for row in rows])
+    assert [row["time"] for row in rows] == local
+    assert [row["live"] for row in rows] == [True] + [False] * 5
+    assert not element(browser, "past-banner").is_displayed()
+
+    # Version 2, read only, then back to live.
+    select_version(browser, 2)
+    wait_for_text(browser, "past-banner", "Viewing version 2 (read-only)")
+    wait_for_path(browser, ["master", "detail"])
+    operations_are_off(browser)
+    assert [row["on"] for row in history_rows(browser)] == [False] * 4 + [True, False]
+    click(browser, "back-to-live")
+    wait(browser).until(lambda d: not element(d, "past-banner").is_displayed(),
+                        message="the banner stayed")
+    wait_for_path(browser, ["tabs", "home"])
+    wait(browser).until(lambda d: element(d, "deeplink-go").is_enabled())
+
+    # Version 3: the path and tree as they were then, whatever happens live meanwhile.
+    select_version(browser, 3)
+    wait_for_text(browser, "past-banner", "Viewing version 3 (read-only)")
+    at3 = call("GET", f"/v1/sessions/{session_id}?at=3", token)
+    routes = [item["route"] for item in at3["path"]]
+    assert routes == ["master", "detail", "settings"]
+    wait_for_path(browser, routes)
+    assert attributes(browser, "path-card", "data-id") == [item["id"] for item in at3["path"]]
+    assert attributes(browser, "tree-node", "data-route") == ["master", "detail", "settings"]
+    assert element(browser, "path").get_attribute("data-past") == "true"
+    operations_are_off(browser)
+    call("POST", f"/v1/sessions/{session_id}/select-tab", token, {"tab": "search"})
+    wait_for_versions(browser, [7, 6, 5, 4, 3, 2, 1])
+    wait_for_text(browser, "past-banner", "live is version 7")
+    assert path_routes(browser) == routes
+    operations_are_off(browser)
+    assert [item["route"] for item in state(session_id, token)["path"]] == ["tabs", "search"]
+
+    # Restore it: live again, on version 3's path, and the timeline says so.
+    assert element(browser, "restore-version").is_enabled()
+    click(browser, "restore-version")
+    wait(browser).until(lambda d: not element(d, "past-banner").is_displayed(),
+                        message="still viewing the past after the restore")
+    wait_for_path(browser, routes)
+    live = state(session_id, token)
+    assert [item["route"] for item in live["path"]] == routes
+    assert live["version"] == 8
+    wait_for_versions(browser, [8, 7, 6, 5, 4, 3, 2, 1])
+    top = history_rows(browser)[0]
+    assert (top["op"], top["what"], top["by"], top["live"]) == ("restore", "restore v3", "client",
+                                                                True)
+    assert element(browser, "path").get_attribute("data-past") == "false"
+    wait(browser).until(lambda d: element(d, "back").is_enabled() and
+                        element(d, "end-session").is_enabled())
+    wait_for_text(browser, "event-log", "session.restored")
+    # The timeline read the whole history once, then only what was new: ?after= the newest
+    # version it held.
+    afters = [int(url.split("?after=", 1)[1].split("&")[0]) for url, _ in sent_requests(browser)
+              if f"/{session_id}/history?" in url]
+    assert afters[0] == 0 and afters.count(0) == 1
+    assert afters == sorted(afters) and afters[-1] >= 7
+
+
+def test_a_restore_a_leave_guard_blocks_asks_before_discarding(browser):
+    session_id, token = create_session(browser)
+    push_detail(browser, 1)
+    wait_for_path(browser, ["master", "detail"])
+    push_detail(browser, 2)
+    wait_for_path(browser, ["master", "detail", "detail"])
+    active = attributes(browser, "path-card", "data-id")[-1]
+    call("PUT", f"/v1/sessions/{session_id}/coordinators/{active}/leave-guard", token,
+         {"reason": "Unsaved draft"})
+    wait_for_versions(browser, [4, 3, 2, 1])
+    assert history_rows(browser)[0]["what"] == f"leave guard on {active}: Unsaved draft"
+    select_version(browser, 2)
+    wait_for_path(browser, ["master", "detail"])
+    click(browser, "restore-version")
+    confirm = alert_of(browser)
+    assert confirm.text == f"Discard unsaved changes in {active}: Unsaved draft?"
+    confirm.dismiss()
+    # No: nothing changes, and the page still shows version 2.
+    wait_for_text(browser, "problem-code", "leave_blocked")
+    assert element(browser, "past-banner").is_displayed()
+    assert state(session_id, token)["version"] == 4
+    click(browser, "restore-version")
+    alert_of(browser).accept()
+    wait(browser).until(lambda d: not element(d, "past-banner").is_displayed(),
+                        message="still viewing the past after the restore")
+    wait_for_path(browser, ["master", "detail"])
+    assert [item["route"] for item in state(session_id, token)["path"]] == ["master", "detail"]
+    wait_for_versions(browser, [5, 4, 3, 2, 1])
+    assert history_rows(browser)[0]["what"] == "restore v2 (discard)"
+    # The retry, and only the retry, said discard.
+    sent = []
+    for entry in browser.get_log("performance"):
+        message = json.loads(entry["message"])["message"]
+        if message["method"] == "Network.requestWillBeSent":
+            request = message["params"]["request"]
+            if request["url"].endswith("/restore"):
+                sent.append(json.loads(request.get("postData") or "{}"))
+    assert sent == [{"version": 2}, {"version": 2}, {"version": 2, "discard": True}]

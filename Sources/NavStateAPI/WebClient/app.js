@@ -4,6 +4,8 @@ const SAVED = "navstate.session";  // sessionStorage only: tokens never go into 
 const app = {
   graphs: {}, sid: null, token: null, session: null, ended: null, lastSeq: null,
   retry: 2000, generation: 0, connection: null, refreshTimer: null, inputs: {},
+  // The history timeline, and the state of a past version while one is viewed (read only).
+  history: null, past: null, pastEntry: null, pastWanted: 0,
 };
 
 class ApiError extends Error {
@@ -52,8 +54,9 @@ function showProblem(problem) {
 
 function hideProblem() { $("problem").hidden = true; }
 
-async function api(method, path, body, { token = app.token, quiet = false } = {}) {
-  const headers = { Accept: "application/json" };
+async function api(method, path, body,
+    { token = app.token, quiet = false, accept = "application/json", blob = false } = {}) {
+  const headers = { Accept: accept };
   if (token) headers.Authorization = `Bearer ${token}`;
   if (body !== undefined) headers["Content-Type"] = "application/json";
   let response;
@@ -65,6 +68,10 @@ async function api(method, path, body, { token = app.token, quiet = false } = {}
       detail: "the service did not answer: " + (error.message || error) }, 0);
     if (!quiet) showProblem(failure.problem);
     throw failure;
+  }
+  if (blob && response.ok) {
+    if (!quiet) hideProblem();
+    return response.blob();
   }
   const text = await response.text();
   let data = null;
@@ -141,7 +148,10 @@ function setSession(session) {
   if (current && current.id === session.id && session.version < current.version) return;
   const changed = !current || current.id !== session.id || current.version !== session.version;
   app.session = session;
-  if (changed) render();
+  if (changed) {
+    render();
+    followHistory();
+  }
 }
 
 // Graphs ------------------------------------------------------------------------------------
@@ -245,6 +255,8 @@ function attach(id, token, session) {
   app.session = null;
   app.ended = null;
   app.lastSeq = null;
+  app.past = null;
+  resetHistory();
   sessionStorage.setItem(SAVED, JSON.stringify({ id, token }));
   $("open-id").value = "";
   $("open-token").value = "";
@@ -265,6 +277,7 @@ function ended(reason) {
   if (app.ended) return;
   app.ended = reason || "ended";
   app.session = null;
+  app.past = null;
   clearTimeout(app.refreshTimer);
   stopStream();
   sessionStorage.removeItem(SAVED);
@@ -433,22 +446,242 @@ function logEntry(type, seq, parts) {
   while ($("log").children.length > 300) $("log").lastChild.remove();
 }
 
+// History and time travel --------------------------------------------------------------------
+// The timeline lists the session's versions, newest first, from GET .../history. After each
+// newer state it asks only for what came since (`?after=` the newest it holds). A row selected
+// shows the state at that version (GET ...?at=V) read only, until "Back to live" or a restore.
+
+const HISTORY_ROWS = 500;  // the newest versions listed; older rows leave the list
+const HISTORY_PAGE = 200;
+
+function resetHistory() {
+  if (app.history) clearTimeout(app.history.timer);
+  app.history = { sid: app.sid, token: app.token, last: null, oldest: null, timer: null,
+    busy: false, again: false };
+  app.pastWanted += 1;
+  $("history").replaceChildren();
+  $("history-note").textContent = "";
+}
+
+// Called after every newer state: one read after a burst of changes, none when it is known.
+function followHistory() {
+  const history = app.history;
+  if (!history || !app.session || history.sid !== app.sid) return;
+  if (history.last !== null && app.session.version <= history.last) return;
+  clearTimeout(history.timer);
+  history.timer = setTimeout(() => loadHistory(history), 30);
+}
+
+async function loadHistory(history) {
+  if (history.busy) { history.again = true; return; }
+  history.busy = true;
+  try {
+    do {
+      history.again = false;
+      for (;;) {
+        const live = history.last === null && app.session ? app.session.version : 0;
+        const after = history.last ?? Math.max(0, live - HISTORY_ROWS);
+        const page = await api("GET", `/v1/sessions/${enc(history.sid)}/history` +
+          `?after=${after}&limit=${HISTORY_PAGE}`, undefined,
+          { token: history.token, quiet: true });
+        if (history !== app.history) return;
+        history.oldest = page.oldest;
+        history.last = Math.max(after, ...page.entries.map((entry) => entry.version));
+        addHistory(page.entries);
+        if (page.entries.length < HISTORY_PAGE) break;
+      }
+      // A change that came during the read, and is not in it yet, is read now.
+    } while (history.again && app.session && app.session.version > history.last);
+  } catch (error) {
+    // Quiet: the timeline is read again after the next change.
+  } finally {
+    history.busy = false;
+  }
+}
+
+function addHistory(entries) {
+  const list = $("history");
+  for (const entry of entries) {
+    const when = new Date(entry.at);
+    const what = describeOp(entry.op);
+    list.prepend(h("li", {},
+      h("button", { class: "entry", type: "button", "data-testid": "history-entry",
+          "data-version": entry.version, "data-by": entry.by, "data-op": entry.op.op,
+          title: `version ${entry.version}: ${what}, by ${entry.by}, ${when.toLocaleString()}`,
+          onclick: action(() => viewVersion(entry)) },
+        h("span", { class: "ver" }, `v${entry.version}`),
+        h("span", { class: `by ${entry.by}`, "data-testid": "history-by" }, entry.by),
+        h("span", { class: "what", "data-testid": "history-what" }, what),
+        h("time", { datetime: entry.at }, localTime(when)))));
+  }
+  pruneHistory();
+}
+
+// Only kept versions can be read: older rows (and rows beyond the list's length) go.
+function pruneHistory() {
+  const list = $("history");
+  const oldest = app.history.oldest || 0;
+  while (list.children.length > HISTORY_ROWS ||
+      (list.lastChild && Number(list.lastChild.firstChild.dataset.version) < oldest)) {
+    list.lastChild.remove();
+  }
+  const shown = list.children.length;
+  $("history-note").textContent = shown ? `${shown} version${shown === 1 ? "" : "s"}` +
+    (oldest > 1 ? ` · kept from version ${oldest}` : "") : "";
+  renderHistoryMarks();
+}
+
+// The live row and the one viewed; without a session the rows stay, unselectable.
+function renderHistoryMarks() {
+  const live = app.session ? app.session.version : null;
+  const viewed = app.session && app.past ? app.past.version : null;
+  for (const button of $("history").querySelectorAll("button.entry")) {
+    const version = Number(button.dataset.version);
+    button.classList.toggle("live", version === live);
+    button.classList.toggle("on", version === viewed);
+    button.setAttribute("aria-pressed", version === viewed ? "true" : "false");
+    button.disabled = live === null;
+  }
+}
+
+const localTime = (date) => {
+  const today = new Date().toDateString() === date.toDateString();
+  return today ? date.toLocaleTimeString([], { hour12: false }) :
+    date.toLocaleString([], { hour12: false });
+};
+
+// Short: "push detail {id: 1}", "pop", "restore v2", "migrate 1→2".
+function valueText(value) {
+  if (value && typeof value === "object" && !Array.isArray(value)) {
+    const parts = Object.entries(value).map(([key, item]) => `${key}: ${valueText(item)}`);
+    return `{${parts.join(", ")}}`;
+  }
+  return JSON.stringify(value);
+}
+
+function describeOp(op) {
+  if (!op || typeof op !== "object") return String(op);
+  const params = (item) => item.params && Object.keys(item.params).length ?
+    ` ${valueText(item.params)}` : "";
+  const styles = { sheet: "sheet", fullScreenCover: "cover" };
+  let text;
+  switch (op.op) {
+    case "push": text = `push ${op.route}${params(op)}${op.singleTop ? " (single top)" : ""}`;
+      break;
+    case "present": text = `${styles[op.style] || op.style || "present"} ${op.route}${params(op)}`;
+      break;
+    case "replace": text = `replace ${op.route}${params(op)}`; break;
+    case "pop":
+      text = op.toRoot ? "pop to root" : op.to !== undefined ? `pop to ${op.to}` :
+        op.count > 1 ? `pop ${op.count}` : "pop";
+      break;
+    case "dismiss":
+      text = op.all ? "dismiss all" : op.coordinator ? `dismiss ${op.coordinator}` : "dismiss";
+      break;
+    case "back": text = "back"; break;
+    case "selectTab": text = `tab ${op.tab}${op.container ? ` of ${op.container}` : ""}`; break;
+    case "deeplink": text = `deep link ${op.url}`; break;
+    case "state": text = `path ${(op.path || []).map((item) => item.route).join(" › ")}`; break;
+    case "teardown": text = `tear down ${op.coordinator}`; break;
+    case "restore": text = `restore v${op.version}`; break;
+    case "migrate": text = `migrate ${op.from}→${op.to}`; break;
+    case "context": text = "context set"; break;
+    case "leaveGuard":
+      text = op.reason === null || op.reason === undefined ? `leave guard of ${op.coordinator}` +
+        " cleared" : `leave guard on ${op.coordinator}: ${op.reason}`;
+      break;
+    case "batch": text = `batch: ${(op.ops || []).map(describeOp).join("; ")}`; break;
+    default: text = op.op || JSON.stringify(op);
+  }
+  if ("result" in op) text += ` → ${valueText(op.result)}`;
+  if (op.discard) text += " (discard)";
+  return text;
+}
+
+async function viewVersion(entry) {
+  if (!app.session) return;
+  const ticket = ++app.pastWanted;
+  if (entry.version === app.session.version) { toLive(); return; }
+  const sid = app.sid;
+  let state;
+  try {
+    state = await api("GET", `/v1/sessions/${enc(sid)}?at=${entry.version}`);
+  } catch (error) {
+    // No longer kept (410 history_expired, with the oldest kept): its row goes.
+    if (error.problem && error.problem.oldest && sid === app.sid) {
+      app.history.oldest = Math.max(app.history.oldest || 0, error.problem.oldest);
+      pruneHistory();
+    }
+    throw error;
+  }
+  if (ticket !== app.pastWanted || sid !== app.sid || !app.session) return;
+  app.past = state;
+  app.pastEntry = entry;
+  render();
+}
+
+function toLive() {
+  app.pastWanted += 1;
+  if (!app.past) return;
+  app.past = null;
+  render();
+}
+
+// Restore: a new change that makes the visible path the viewed version's; a leave guard in the
+// way asks first (operate), and then the page is live again.
+async function restorePast() {
+  if (!app.past) return;
+  await operate("restore", { version: app.past.version });
+  toLive();
+}
+
+function renderPast(past, live) {
+  const banner = $("past");
+  document.body.classList.toggle("viewing-past", !!past);
+  banner.hidden = !past;
+  if (!past) return;
+  const entry = app.pastEntry && app.pastEntry.version === past.version ? app.pastEntry : null;
+  banner.dataset.version = past.version;
+  $("past-title").textContent = `Viewing version ${past.version} (read-only)`;
+  $("past-detail").textContent = (entry ? `${describeOp(entry.op)} by ${entry.by}, ` +
+    `${localTime(new Date(entry.at))} · ` : "") + `live is version ${live.version}`;
+}
+
+async function downloadRecording() {
+  if (!app.session) return;
+  const sid = app.sid;
+  const recording = await api("GET", `/v1/sessions/${enc(sid)}/recording`, undefined,
+    { accept: "application/x-ndjson", blob: true });
+  const url = URL.createObjectURL(new Blob([recording], { type: "application/x-ndjson" }));
+  const link = h("a", { href: url, download: `${sid}.ndjson`, hidden: true });
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 60000);
+}
+
 // Drawing ----------------------------------------------------------------------------------
 
 function render() {
   const focused = document.activeElement;
   const focusId = focused && focused.dataset ? focused.dataset.testid : undefined;
-  const session = app.session;
+  const live = app.session;
+  // A past version is shown read only: what was allowed then, with every control off.
+  const past = live ? app.past : null;
+  const session = past || live;
   $("sid").textContent = app.sid || "–";
   $("token").textContent = app.token || "–";
-  $("graph-name").textContent = session ? session.graph : "–";
-  $("version").textContent = session ? session.version : "–";
-  $("nav").disabled = !session;
-  $("end").disabled = !session;
-  renderPath(session);
+  $("graph-name").textContent = live ? live.graph : "–";
+  $("version").textContent = live ? live.version : "–";
+  $("nav").disabled = !live || !!past;
+  $("end").disabled = !live || !!past;
+  $("download").disabled = !live;
+  renderPast(past, live);
+  renderPath(session, !!past);
   renderContext(session);
-  renderTree(session);
+  renderTree(session, !!past);
   renderActions(session);
+  renderHistoryMarks();
   graphPicture.show(session);  // graph.js: the route graph, its visible path highlighted
   // A re-render replaces the forms: keep the caret where the user was typing.
   if (focusId && !document.body.contains(focused)) {
@@ -460,8 +693,10 @@ function render() {
 const isModal = (presentation) =>
   presentation === "sheet" || presentation === "fullScreenCover";
 
-function renderPath(session) {
+function renderPath(session, readOnly) {
   const box = $("path");
+  box.dataset.version = session ? session.version : "";
+  box.dataset.past = readOnly ? "true" : "false";
   if (!session) {
     box.replaceChildren(h("p", { class: "empty" }, app.ended ?
       `This session has ended (${app.ended}).` : "No session: create one or open one."));
@@ -477,7 +712,7 @@ function renderPath(session) {
     else depth = 0;
     const active = item.id === session.active;
     const actions = [];
-    if (isModal(item.presentation) && allowed.teardown.includes(item.id)) {
+    if (!readOnly && isModal(item.presentation) && allowed.teardown.includes(item.id)) {
       actions.push(h("button", { class: "link", "data-testid": `dismiss-${item.id}`,
         onclick: action(() => operate("dismiss", withResult({ coordinator: item.id }))) },
         "dismiss"));
@@ -524,12 +759,12 @@ function renderContext(session) {
       " opens it"));
 }
 
-function renderTree(session) {
+function renderTree(session, readOnly) {
   const tree = $("tree");
   if (!session || !session.root) { tree.replaceChildren(); return; }
   const visible = new Set(session.path.map((item) => item.id));
   const node = (item, selected) => {
-    const removable = session.allowed.teardown.includes(item.id);
+    const removable = !readOnly && session.allowed.teardown.includes(item.id);
     const classes = ["node"];
     if (visible.has(item.id)) classes.push("visible");
     if (item.id === session.active) classes.push("active");
@@ -543,7 +778,8 @@ function renderTree(session) {
         selected ? h("span", { class: "mark" }, "selected") : null,
         item.leaveGuard ? h("span", { class: "guard", "data-testid": `guard-${item.id}`,
           title: "leave guard" }, item.leaveGuard.reason) : null),
-      h("button", { class: `link guard-toggle${item.leaveGuard ? " on" : ""}`,
+      readOnly ? null : h("button", {
+        class: `link guard-toggle${item.leaveGuard ? " on" : ""}`,
         "aria-pressed": item.leaveGuard ? "true" : "false",
         title: item.leaveGuard ? "clear the leave guard" : "set a leave guard (unsaved changes)",
         "data-testid": `leave-guard-${item.id}`,
@@ -654,6 +890,9 @@ $("dismiss-all").addEventListener("click", action(() =>
   operate("dismiss", withResult({ all: true }))));
 $("deeplink-form").addEventListener("submit", action(() =>
   operate("deeplink", { url: $("deeplink").value.trim() })));
+$("restore").addEventListener("click", action(restorePast));
+$("to-live").addEventListener("click", toLive);
+$("download").addEventListener("click", action(downloadRecording));
 
 render();
 graphsReady.then(() => {
