@@ -9,6 +9,9 @@ import NavigationCore
 extension NavStateService {
   func getHistory(_ request: HTTPRequest, key: SessionID?) throws(APIProblem) -> HTTPResponse {
     let record = try authorize(key, request)
+    // Checked whatever the format (breadcrumbs are all the kept versions, and take neither).
+    let after = try Self.naturalQuery(request, "after", default: 0, max: Int.max)
+    let limit = try Self.naturalQuery(request, "limit", default: 100, max: 1000, min: 1)
     if let format = request.queryItem("format") {
       guard format == "breadcrumbs" else {
         throw APIProblem(
@@ -18,8 +21,6 @@ extension NavStateService {
       let body = try engine { () throws(EngineRefusal) in try store.breadcrumbs(of: record) }
       return Self.json(200, body)
     }
-    let after = try Self.naturalQuery(request, "after", default: 0, max: Int.max)
-    let limit = try Self.naturalQuery(request, "limit", default: 100, max: 1000, min: 1)
     let body = try engine { () throws(EngineRefusal) in
       try store.history(of: record, after: after, limit: limit)
     }

@@ -75,10 +75,12 @@ struct RecordingTests {
       #expect(crumb["category"] == "navigation")
       #expect(crumb["timestamp"]?.doubleValue ?? 0 > 1_700_000_000)
     }
-    #expect(
-      try session.client.json(
-        "GET", "\(session.path)/history?format=xml", token: session.token
-      ).status == 400)
+    for query in ["format=xml", "format=breadcrumbs&limit=0", "format=breadcrumbs&after=-1"] {
+      #expect(
+        try session.client.json(
+          "GET", "\(session.path)/history?\(query)", token: session.token
+        ).status == 400, "\(query)")
+    }
   }
 
   @Test(
