@@ -51,7 +51,8 @@ extension SessionArchive {
       coordinators.append(
         Coordinator(
           id: id, route: route, params: params, presentation: presentation,
-          parent: parent == 0 ? nil : CoordinatorID(parent), children: children,
+          parent: parent == 0 ? nil : CoordinatorID(parent),
+          children: CoordinatorChildren(children),
           selectedTab: tab == 0 ? nil : tab - 1))
     }
     return coordinators

@@ -631,7 +631,7 @@ struct PropertyTests {
       eventRuleViolations(events + [stop], before: before, after: state, orderedByOperation: true)
         .contains("a started event came before a stopped one"))
     // An orphan made behind the API's back breaks the shape rules.
-    state.coordinators[c(1)]?.children.removeAll()
+    state.coordinators[c(1)]?.children = []
     #expect(state.invariantViolations().contains { $0.contains("not reachable") })
   }
 }

@@ -1,27 +1,40 @@
 /// One screen and its presenter: a node of a session's tree.
 public struct Coordinator: Sendable, Equatable {
-  // Stored so that the one-byte and optional fields share the end: every live coordinator of
-  // every session is one of these, and the order saves 8 bytes of padding on each.
+  // Every live coordinator of every session is one of these: stored in 56 bytes rather than 72,
+  // the one-byte fields after the children's tag, and the optionals as sentinels (an optional
+  // Int takes 9 bytes and the padding after it).
   public let id: CoordinatorID
   public let route: String
   public let params: Params
   /// Tab children first (in tab order), then push and modal children in the order they came.
-  public internal(set) var children: [CoordinatorID]
-  public let parent: CoordinatorID?
-  /// For a tab container: the index of the selected tab.
-  public internal(set) var selectedTab: Int?
+  public internal(set) var children: CoordinatorChildren
   public let presentation: Presentation
+  /// The selected tab's index, or -1.
+  private var selectedTabIndex: Int32
+  /// The parent's number, or `Int.min` for the root.
+  private let parentNumber: Int
+
+  public var parent: CoordinatorID? {
+    parentNumber == Int.min ? nil : CoordinatorID(parentNumber)
+  }
+
+  /// For a tab container: the index of the selected tab.
+  public internal(set) var selectedTab: Int? {
+    get { selectedTabIndex < 0 ? nil : Int(selectedTabIndex) }
+    set { selectedTabIndex = newValue.map { Int32($0) } ?? -1 }
+  }
 
   public init(
     id: CoordinatorID, route: String, params: Params, presentation: Presentation,
-    parent: CoordinatorID?, children: [CoordinatorID], selectedTab: Int?
+    parent: CoordinatorID?, children: CoordinatorChildren, selectedTab: Int?
   ) {
+    precondition(parent?.number != Int.min, "a coordinator number is never Int.min")
     self.id = id
     self.route = route
     self.params = params
     self.presentation = presentation
-    self.parent = parent
+    self.parentNumber = parent?.number ?? Int.min
     self.children = children
-    self.selectedTab = selectedTab
+    self.selectedTabIndex = selectedTab.map { Int32($0) } ?? -1
   }
 }

@@ -85,7 +85,7 @@ public struct CoordinatorTable: Sendable, Equatable, ExpressibleByDictionaryLite
   }
 
   /// The children of `id`, in order; empty for an id that is not live.
-  public func children(of id: CoordinatorID) -> [CoordinatorID] {
+  public func children(of id: CoordinatorID) -> CoordinatorChildren {
     position(of: id).map { entries[$0].children } ?? []
   }
 

@@ -229,7 +229,7 @@ extension NavigationState {
     let selected = coordinators.selectedTab(of: id).flatMap { oldTabs[safe: $0] }
     let others = coordinators.children(of: id).filter { coordinators.presentation(of: $0) != .tab }
     coordinators.modify(id) { node in
-      node.children = tabs + others
+      node.children = CoordinatorChildren(tabs + others)
       node.selectedTab = tabs.isEmpty ? nil : selected.flatMap { tabs.firstIndex(of: $0) } ?? 0
     }
   }
