@@ -12,10 +12,10 @@ extension SessionStore {
     throws(EngineRefusal)
   {
     let generation = catalog.generation
-    guard data.catalogGeneration != generation else { return }
+    guard data.catalogGeneration != UInt32(truncatingIfNeeded: generation) else { return }
     let newer = catalog.versions(after: data.navigation.graph)
     if !newer.isEmpty { _ = try migrate(record, &data, through: newer) }
-    data.catalogGeneration = generation
+    data.catalogGeneration = UInt32(truncatingIfNeeded: generation)
   }
 
   /// One versioned step to the last of `newer`: the core's migration, its events logged and
@@ -106,12 +106,12 @@ extension SessionStore {
         guard !data.ended, data.navigation.graph.name == name else { return }
         let newer = catalog.versions(after: data.navigation.graph)
         guard !newer.isEmpty else {
-          data.catalogGeneration = generation
+          data.catalogGeneration = UInt32(truncatingIfNeeded: generation)
           return
         }
         do throws(EngineRefusal) {
           if let summary = try migrate(record, &data, through: newer) { report.add(summary) }
-          data.catalogGeneration = generation
+          data.catalogGeneration = UInt32(truncatingIfNeeded: generation)
         } catch {
           refusal = error
         }

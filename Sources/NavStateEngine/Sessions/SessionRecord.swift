@@ -31,10 +31,11 @@ public final class SessionRecord: Sendable {
     package var updatedAt: Timestamp
     package var expiresAt: Timestamp
     package var log: EventLog
-    package var subscribers: [EventSubscriber] = []
     /// The graph catalog's generation when the session last looked for a newer version of its
-    /// graph (see `SessionStore.migrateIfBehind`).
-    package var catalogGeneration = 0
+    /// graph, in its low 32 bits (see `SessionStore.migrateIfBehind`): only compared for
+    /// equality, and held in the event log's tail padding.
+    package var catalogGeneration: UInt32 = 0
+    package var subscribers: [EventSubscriber] = []
     /// Where the starts and redirects of this session's graph version are counted.
     package var routeCounts: RouteCounts?
     /// What this session is counted for in the memory budget.
@@ -66,14 +67,15 @@ public final class SessionRecord: Sendable {
   /// The node whose name starts the id (`--node`); nil: ids are the key alone.
   package let node: NodeName?
   package let token: SessionToken
+  /// Held by a change from before its record is handed to a store that confirms later until
+  /// the change is sent to streams: the session's changes stay in order while the data's lock
+  /// is let go for the wait, so reads go on meanwhile. Unused without such a store. (Declared
+  /// here, in the padding after the token: a million idle records are 16 bytes smaller each.)
+  package let commitGate = Mutex(())
   package let createdAt: Timestamp
   /// The address that created it, for the per-client session cap.
   package let client: String
   package let data: Mutex<Data>
-  /// Held by a change from before its record is handed to a store that confirms later until
-  /// the change is sent to streams: the session's changes stay in order while the data's lock
-  /// is let go for the wait, so reads go on meanwhile. Unused without such a store.
-  package let commitGate = Mutex(())
 
   /// The id as clients see it.
   public var id: String { node.map { $0.prefix + key.description } ?? key.description }

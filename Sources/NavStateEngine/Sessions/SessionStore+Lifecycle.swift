@@ -35,7 +35,7 @@ extension SessionStore {
         version: navigation.version, at: now, by: creator == .backend ? .backend : .client,
         change: .create(graphVersion: graph.version, root: root, context: context)),
       state: navigation, limit: configuration.historyVersions)
-    data.catalogGeneration = generation
+    data.catalogGeneration = UInt32(truncatingIfNeeded: generation)
     data.routeCounts = catalog.counts(for: graph)
     data.accountedBytes = MemoryFootprint.session(data)
     memory.add(data.accountedBytes)
