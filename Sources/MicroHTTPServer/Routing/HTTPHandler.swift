@@ -3,7 +3,7 @@
 public protocol HTTPHandler: Sendable {
   /// Called on MHD's worker threads once the whole body has arrived. Synchronous on purpose (no
   /// async hop per request): keep it short, and hand long-lived output to an ``HTTPStream``.
-  func handle(_ request: HTTPRequest) -> HTTPResponse
+  func handle(_ request: consuming HTTPRequest) -> HTTPResponse
 
   /// See the default implementation: nil unless the handler knows constant answers.
   func constantResponse(method: String, target: String) -> ConstantResponse?

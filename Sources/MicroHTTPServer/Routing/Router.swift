@@ -160,7 +160,7 @@ public struct Router: HTTPHandler {
     unmatchedObserver?(RequestSummary(route: nil, method: method, status: status, nanoseconds: 0))
   }
 
-  public func handle(_ request: HTTPRequest) -> HTTPResponse {
+  public func handle(_ request: consuming HTTPRequest) -> HTTPResponse {
     guard makeObserver != nil else { return route(request).response }
     let started = MonotonicClock.nanoseconds()
     let (response, index) = route(request)
