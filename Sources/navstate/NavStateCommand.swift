@@ -91,6 +91,12 @@ struct NavStateCommand: ParsableCommand {
 
   @Option(
     help: ArgumentHelp(
+      "Bytes each connection holds for a request's line and header fields (larger ones: 431). Cleared before every request on a kept-alive connection, so a larger value costs time on every request.",
+      valueName: "bytes"))
+  var maxHeaderBytes = HTTPServerConfiguration().memoryLimitPerConnection
+
+  @Option(
+    help: ArgumentHelp(
       "Seconds within which a request's line and headers must arrive, however slowly; a body gets this plus a second per 4 KiB.",
       valueName: "seconds"))
   var headerTimeout: Double = 10
@@ -180,6 +186,9 @@ struct NavStateCommand: ParsableCommand {
       throw ValidationError("--max-body-bytes must be between 1 and 1073741824")
     }
     guard maxConnections >= 1 else { throw ValidationError("--max-connections must be at least 1") }
+    guard (8192...1_048_576).contains(maxHeaderBytes) else {
+      throw ValidationError("--max-header-bytes must be between 8192 and 1048576")
+    }
     guard maxConnectionsPerIp >= 0 else {
       throw ValidationError("--max-connections-per-ip must be 0 or more")
     }
@@ -275,6 +284,7 @@ struct NavStateCommand: ParsableCommand {
     configuration.server.maxBodyBytes = maxBodyBytes
     configuration.server.connectionLimit = maxConnections
     configuration.server.connectionsPerIP = maxConnectionsPerIp
+    configuration.server.memoryLimitPerConnection = maxHeaderBytes
     configuration.server.connectionTimeoutSeconds = idleTimeout
     configuration.server.headerTimeoutSeconds = headerTimeout
     configuration.server.allowedHosts = allowedHosts
