@@ -50,16 +50,36 @@ struct ReceivedHeaders: @unchecked Sendable {
   /// Where the first field called `name` has its value; the fields lie inside the block, which
   /// the audit checked before any handler runs.
   private func firstValue(named name: UnsafeBufferPointer<UInt8>) -> HeaderBlockAudit.Span? {
-    guard let block = UnsafePointer<UInt8>(bitPattern: blockStart) else { return nil }
+    guard let block = UnsafePointer<UInt8>(bitPattern: blockStart), let wanted = name.baseAddress
+    else { return nil }
     for field in fields where field.name.length == name.count {
-      let candidate = block + field.name.offset
-      var index = 0
-      while index < name.count, candidate[index].asciiLowercased == name[index].asciiLowercased {
-        index += 1
+      if Self.equalIgnoringCase(block + field.name.offset, wanted, count: name.count) {
+        return field.value
       }
-      if index == name.count { return field.value }
     }
     return nil
+  }
+
+  /// Whether two field names are equal but for ASCII case: eight bytes at a time, each byte with
+  /// its 0x20 bit set. That folds the case of letters; of the other characters a name may hold
+  /// (the audit let only RFC 9110 token characters into `received`), it confuses only `^` with
+  /// `~`, which no name asked for holds.
+  static func equalIgnoringCase(
+    _ received: UnsafePointer<UInt8>, _ wanted: UnsafePointer<UInt8>, count: Int
+  ) -> Bool {
+    let fold: UInt64 = 0x2020_2020_2020_2020
+    var offset = 0
+    while offset + 8 <= count {
+      let left = UnsafeRawPointer(received + offset).loadUnaligned(as: UInt64.self)
+      let right = UnsafeRawPointer(wanted + offset).loadUnaligned(as: UInt64.self)
+      guard left | fold == right | fold else { return false }
+      offset += 8
+    }
+    while offset < count {
+      guard received[offset] | 0x20 == wanted[offset] | 0x20 else { return false }
+      offset += 1
+    }
+    return true
   }
 
   /// Every field, in the order received.

@@ -3,7 +3,17 @@ package import NavJSON
 /// A compact binary form for values kept in memory in bulk (the event logs): unsigned integers
 /// as LEB128 varints, signed ones zigzagged first, strings and blobs length-first.
 extension [UInt8] {
+  @inline(__always)
   package mutating func appendVarint(_ value: UInt64) {
+    // Most are one byte (versions, counts, kinds): that case inline, the rest in a call.
+    if value < 0x80 {
+      append(UInt8(truncatingIfNeeded: value))
+    } else {
+      appendLongVarint(value)
+    }
+  }
+
+  private mutating func appendLongVarint(_ value: UInt64) {
     var rest = value
     while rest >= 0x80 {
       append(UInt8(truncatingIfNeeded: rest) | 0x80)
