@@ -10,7 +10,7 @@ final class HeaderNameMatchTests: XCTestCase {
     guard left.count == right.count else { return false }
     return left.withUnsafeBufferPointer { left in
       right.withUnsafeBufferPointer { right in
-        ReceivedHeaders.equalIgnoringCase(left.baseAddress!, right.baseAddress!, count: left.count)
+        FieldName.equal(left.baseAddress!, right.baseAddress!, count: left.count)
       }
     }
   }

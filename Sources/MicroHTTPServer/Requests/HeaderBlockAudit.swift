@@ -34,6 +34,21 @@ enum HeaderBlockAudit {
     in block: UnsafeRawBufferPointer, method: Span, target: Span,
     targetText: String, version: Span, fields: [Field]
   ) -> String? {
+    // The table taken once for the whole block, rather than through its lazy global per range.
+    Class.table.withUnsafeBufferPointer { table in
+      problem(
+        in: block, method: method, target: target, targetText: targetText, version: version,
+        fields: fields, table: table)
+    }
+  }
+
+  private static func problem(
+    in block: UnsafeRawBufferPointer, method: Span, target: Span,
+    targetText: String, version: Span, fields: [Field], table: UnsafeBufferPointer<UInt8>
+  ) -> String? {
+    func all(_ range: Range<Int>, in block: UnsafeRawBufferPointer, are flag: UInt8) -> Bool {
+      HeaderBlockAudit.all(range, in: block, are: flag, table: table)
+    }
     func byte(_ offset: Int) -> UInt8? {
       offset >= 0 && offset < block.count ? block[offset] : nil
     }
@@ -115,14 +130,22 @@ enum HeaderBlockAudit {
   }
 
   /// Whether every byte of `block` in `range` (already known to lie inside it) has `flag`.
-  private static func all(_ range: Range<Int>, in block: UnsafeRawBufferPointer, are flag: UInt8)
-    -> Bool
-  {
+  private static func all(
+    _ range: Range<Int>, in block: UnsafeRawBufferPointer, are flag: UInt8,
+    table: UnsafeBufferPointer<UInt8>
+  ) -> Bool {
     guard let base = block.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
       return range.isEmpty
     }
     var offset = range.lowerBound
-    if flag == Class.fieldValue || flag == Class.target {
+    if flag == Class.token {
+      // Field names are mostly letters and dashes: eight such bytes at a time need no table.
+      while offset + 8 <= range.upperBound,
+        isLettersAndDashes(UnsafeRawPointer(base + offset).loadUnaligned(as: UInt64.self))
+      {
+        offset += 8
+      }
+    } else if flag == Class.fieldValue || flag == Class.target {
       // Eight bytes at a time while none of them is a control byte, DEL or (in a target) a
       // space: such a word needs no table. From the first word that has one, byte by byte (a
       // field value may hold a tab).
@@ -137,13 +160,27 @@ enum HeaderBlockAudit {
         offset += 8
       }
     }
-    let start = offset
-    return Class.table.withUnsafeBufferPointer { table in
-      for offset in start..<range.upperBound where table[Int(base[offset])] & flag == 0 {
-        return false
-      }
-      return true
+    for offset in offset..<range.upperBound where table[Int(base[offset])] & flag == 0 {
+      return false
     }
+    return true
+  }
+
+  /// Whether each of the eight bytes of `word` is an ASCII letter or `-`, exactly (no carry
+  /// crosses a byte: every byte is below 0x80 before anything is added to it).
+  @inline(__always)
+  static func isLettersAndDashes(_ word: UInt64) -> Bool {
+    let high: UInt64 = 0x8080_8080_8080_8080
+    guard word & high == 0 else { return false }
+    let folded = word | 0x2020_2020_2020_2020
+    // High bit of each byte: at least "a", and past "z" (0x80 - 0x61 and 0x80 - 0x7B added).
+    let atLeastA = (folded &+ 0x1F1F_1F1F_1F1F_1F1F) & high
+    let pastZ = (folded &+ 0x0505_0505_0505_0505) & high
+    // A dash is a byte of `word` itself (folding would make CR one) equal to 0x2D: zero after
+    // the XOR, found exactly as a byte whose low seven bits plus 0x7F do not carry into bit 7.
+    let other = word ^ 0x2D2D_2D2D_2D2D_2D2D
+    let nonzero = ((other & 0x7F7F_7F7F_7F7F_7F7F) &+ 0x7F7F_7F7F_7F7F_7F7F | other) & high
+    return (atLeastA & ~pastZ) | (~nonzero & high) == high
   }
 
   /// Whether a byte of `word` is below the byte repeated in `limit` (at most 0x80): exact for

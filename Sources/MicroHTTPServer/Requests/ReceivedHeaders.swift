@@ -53,33 +53,11 @@ struct ReceivedHeaders: @unchecked Sendable {
     guard let block = UnsafePointer<UInt8>(bitPattern: blockStart), let wanted = name.baseAddress
     else { return nil }
     for field in fields where field.name.length == name.count {
-      if Self.equalIgnoringCase(block + field.name.offset, wanted, count: name.count) {
+      if FieldName.equal(block + field.name.offset, wanted, count: name.count) {
         return field.value
       }
     }
     return nil
-  }
-
-  /// Whether two field names are equal but for ASCII case: eight bytes at a time, each byte with
-  /// its 0x20 bit set. That folds the case of letters; of the other characters a name may hold
-  /// (the audit let only RFC 9110 token characters into `received`), it confuses only `^` with
-  /// `~`, which no name asked for holds.
-  static func equalIgnoringCase(
-    _ received: UnsafePointer<UInt8>, _ wanted: UnsafePointer<UInt8>, count: Int
-  ) -> Bool {
-    let fold: UInt64 = 0x2020_2020_2020_2020
-    var offset = 0
-    while offset + 8 <= count {
-      let left = UnsafeRawPointer(received + offset).loadUnaligned(as: UInt64.self)
-      let right = UnsafeRawPointer(wanted + offset).loadUnaligned(as: UInt64.self)
-      guard left | fold == right | fold else { return false }
-      offset += 8
-    }
-    while offset < count {
-      guard received[offset] | 0x20 == wanted[offset] | 0x20 else { return false }
-      offset += 1
-    }
-    return true
   }
 
   /// Every field, in the order received.
