@@ -80,6 +80,8 @@ package enum HotCommandDecoder {
     else { return nil }
     var ops: [Command] = []
     if !scanner.take(UInt8(ascii: "]")) {
+      // Room for a usual batch at once, rather than growing from one op to two to four.
+      ops.reserveCapacity(4)
       repeat {
         guard var fields = SimpleFields(&scanner, opMember: true), let name = fields.op,
           let op = command(named: name, from: &fields)

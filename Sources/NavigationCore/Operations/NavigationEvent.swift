@@ -87,8 +87,15 @@ struct PendingEvents {
 
   var isEmpty: Bool { ordered.isEmpty && stops.isEmpty && others.isEmpty }
 
-  mutating func stopped(_ kind: NavigationEvent.Kind) { stops.append(kind) }
-  mutating func happened(_ kind: NavigationEvent.Kind) { others.append(kind) }
+  mutating func stopped(_ kind: NavigationEvent.Kind) { Self.append(kind, to: &stops) }
+  mutating func happened(_ kind: NavigationEvent.Kind) { Self.append(kind, to: &others) }
+
+  /// A list's first event makes room for four: an operation's events, or a small batch's once
+  /// taken over into `ordered`, then fit without growing from one to two to four.
+  private static func append(_ kind: NavigationEvent.Kind, to list: inout [NavigationEvent.Kind]) {
+    if list.capacity == 0 { list.reserveCapacity(4) }
+    list.append(kind)
+  }
 
   /// Closes one operation (a batch holds several, each ordered on its own).
   mutating func endOperation() {
@@ -98,6 +105,7 @@ struct PendingEvents {
     } else if ordered.isEmpty && stops.isEmpty {
       swap(&ordered, &others)
     } else {
+      ordered.reserveCapacity(ordered.count + stops.count + others.count)
       ordered += stops
       ordered += others
       stops.removeAll()
