@@ -44,6 +44,9 @@ struct CoordinatorChildrenTests {
     #expect(node.selectedTab == 3)
     node.selectedTab = nil
     #expect(node.selectedTab == nil)
+    // A tab index past 32 bits (a damaged archive) is kept out of range rather than trapping.
+    node.selectedTab = Int.max
+    #expect(node.selectedTab == Int(Int32.max))
     let root = Coordinator(
       id: CoordinatorID(1), route: "root", params: [:], presentation: .push, parent: nil,
       children: [CoordinatorID(2)], selectedTab: nil)

@@ -21,5 +21,4 @@ enum FieldName {
     }
     return true
   }
-
 }

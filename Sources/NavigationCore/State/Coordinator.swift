@@ -21,7 +21,13 @@ public struct Coordinator: Sendable, Equatable {
   /// For a tab container: the index of the selected tab.
   public internal(set) var selectedTab: Int? {
     get { selectedTabIndex < 0 ? nil : Int(selectedTabIndex) }
-    set { selectedTabIndex = newValue.map { Int32($0) } ?? -1 }
+    set { selectedTabIndex = Self.storedTab(newValue) }
+  }
+
+  /// Clamped, never trapping: an index past 32 bits (only a damaged archive holds one) reads back
+  /// as another that is just as far out of range, which the shape rules then refuse.
+  private static func storedTab(_ index: Int?) -> Int32 {
+    index.map { Int32(clamping: max(0, $0)) } ?? -1
   }
 
   public init(
@@ -35,6 +41,6 @@ public struct Coordinator: Sendable, Equatable {
     self.presentation = presentation
     self.parentNumber = parent?.number ?? Int.min
     self.children = children
-    self.selectedTabIndex = selectedTab.map { Int32($0) } ?? -1
+    self.selectedTabIndex = Self.storedTab(selectedTab)
   }
 }
