@@ -51,6 +51,15 @@ public final class NavStateService: Sendable {
     router.add("POST", "/v1/graphs/{name}/migrate") { [self] request, params in
       answer { () throws(APIProblem) in try migrateGraph(request, named: params["name"] ?? "") }
     }
+    router.add("GET", "/v1/feed") { [self] request, _ in
+      answer { () throws(APIProblem) in try getFeed(request) }
+    }
+    router.add("GET", "/v1/feed/stream") { [self] request, _ in
+      answer { () throws(APIProblem) in try streamFeed(request) }
+    }
+    router.add("POST", "/v1/analytics/funnel") { [self] request, _ in
+      answer { () throws(APIProblem) in try funnel(request) }
+    }
     router.add("POST", "/v1/sessions") { [self] request, _ in
       answer { () throws(APIProblem) in try createSession(request) }
     }

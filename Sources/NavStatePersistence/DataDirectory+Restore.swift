@@ -92,6 +92,8 @@ extension DataDirectory {
             description: "\(file): damaged at offset \(start): a record fails its checksum")
         }
         offset += 8 + length
+        // The feed's items are read apart (``readFeed()``), from every file.
+        if payload[0] == Journal.Tag.feed.rawValue { continue }
         do {
           if try RecordReplay.replay(payload, into: &byKey, store: store) {
             replayed += 1
@@ -110,6 +112,7 @@ extension DataDirectory {
       store.attach(journal)
     }
     for record in sessions { store.restore(record) }
+    try restoreFeed(into: store)
     if upgradedRecords > 0, journal != nil {
       // Written in format 2 at once: a snapshot starts a new journal file and deletes the old.
       try saveSnapshot(of: store)

@@ -108,19 +108,20 @@ extension Journal {
 
 /// The engine writes through this: each record is the format-2 record of its kind.
 extension Journal: SessionStorage {
-  package func recordCreation(of session: SessionRecord, _ data: SessionRecord.Data)
-    -> StorageReceipt
-  {
-    receipt(for: Self.session(session, data))
+  package func recordCreation(
+    of session: SessionRecord, _ data: SessionRecord.Data, feed: [FeedItem]
+  ) -> StorageReceipt {
+    receipt(for: Self.session(session, data), feed: feed)
   }
 
   package func recordChange(
     of session: SessionRecord, _ command: Command, data: SessionRecord.Data,
-    decided: (key: String, decision: IdempotencyLedger.Decision)?
+    decided: (key: String, decision: IdempotencyLedger.Decision)?, feed: [FeedItem]
   ) -> StorageReceipt {
     receipt(
       for: Self.command(
-        session, command, data: data, by: data.history.newestAuthor, decided: decided))
+        session, command, data: data, by: data.history.newestAuthor, decided: decided),
+      feed: feed)
   }
 
   package func recordDecision(
@@ -129,14 +130,14 @@ extension Journal: SessionStorage {
     receipt(for: Self.decided(session, key: key, decision))
   }
 
-  package func recordEnd(of session: SessionRecord) -> StorageReceipt {
-    receipt(for: Self.ended(session))
+  package func recordEnd(of session: SessionRecord, feed: [FeedItem]) -> StorageReceipt {
+    receipt(for: Self.ended(session), feed: feed)
   }
 
-  package func recordMigration(of session: SessionRecord, data: SessionRecord.Data, from: Int)
-    -> StorageReceipt
-  {
-    receipt(for: Self.migrated(session, data: data, from: from))
+  package func recordMigration(
+    of session: SessionRecord, data: SessionRecord.Data, from: Int, feed: [FeedItem]
+  ) -> StorageReceipt {
+    receipt(for: Self.migrated(session, data: data, from: from), feed: feed)
   }
 
   /// Saved as a file of its own beside the journal (see ``DataDirectory/graphFileName``),

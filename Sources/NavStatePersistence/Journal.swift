@@ -53,6 +53,9 @@ public final class Journal: Sendable {
     /// A command applied (issue 34): as `command`, with who made it (``SessionHistory/Author``)
     /// after the times, so that a session's history comes back whole.
     case change = 8
+    /// The backend feed's items a creation, change, migration or end made (numbered), written
+    /// right after its record in the same write: the feed's outbox (``FeedItem/encode(_:)``).
+    case feed = 9
   }
 
   /// Guarded by `file`'s lock.
@@ -131,8 +134,13 @@ public final class Journal: Sendable {
   /// takes its place in the next group now (the order of the calls is the order in the file),
   /// and is written and flushed when the receipt is waited for, with the lock let go. With
   /// `everysec` and `no`, the record is written now.
-  package func receipt(for record: consuming Record) -> StorageReceipt {
-    let bytes = record.sealed()
+  package func receipt(for record: consuming Record, feed: [FeedItem] = []) -> StorageReceipt {
+    var bytes = record.sealed()
+    if !feed.isEmpty {
+      var items = Record(.feed, capacity: feed.count * 160)
+      items.body { $0 += FeedItem.encode(feed) }
+      bytes += items.sealed()
+    }
     guard policy == .always else { return write(bytes, flushing: false) ? .stored : .refused }
     return .pending(GroupFlush(journal: self, ticket: groups.enqueue(bytes)))
   }

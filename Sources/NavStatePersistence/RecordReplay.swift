@@ -96,6 +96,9 @@ enum RecordReplay {
         data.settle(decided.key, with: decided.decision)
         return true
       }
+    case .feed:
+      // The feed's own (read by ``DataDirectory/readFeed()``): no session changes.
+      return false
     case nil:
       throw SessionArchive.Damage(reason: "unknown record")
     }

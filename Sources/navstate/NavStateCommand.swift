@@ -130,6 +130,12 @@ struct NavStateCommand: ParsableCommand {
       valueName: "versions"))
   var historyVersions = 1000
 
+  @Option(
+    help: ArgumentHelp(
+      "Items the backend feed keeps (GET /v1/feed, funnels): at least this many, at most twice; their memory counts in --max-memory. 0 turns the feed off.",
+      valueName: "items"))
+  var feedRetention = 1_000_000
+
   @Option(help: ArgumentHelp("Seconds between heartbeats on event streams.", valueName: "seconds"))
   var heartbeat: Double = 15
 
@@ -198,6 +204,9 @@ struct NavStateCommand: ParsableCommand {
     }
     guard heartbeat > 0 else { throw ValidationError("--heartbeat must be more than 0") }
     guard eventBuffer >= 1 else { throw ValidationError("--event-buffer must be at least 1") }
+    guard feedRetention >= 0, feedRetention <= 100_000_000 else {
+      throw ValidationError("--feed-retention must be between 0 and 100000000")
+    }
     guard historyVersions >= 1, historyVersions <= 1_000_000 else {
       throw ValidationError("--history-versions must be between 1 and 1000000")
     }
@@ -258,6 +267,7 @@ struct NavStateCommand: ParsableCommand {
     configuration.store.eventBufferSize = eventBuffer
     configuration.store.eventBufferBytes = eventBufferBytes
     configuration.store.historyVersions = historyVersions
+    configuration.store.feedRetention = feedRetention
     configuration.store.maxSessionsPerClient = maxSessionsPerIp ?? max(1, maxSessions / 10)
     configuration.store.maxMemoryBytes = maxMemory * 1024 * 1024
     configuration.store.maxRequestBytes = maxBodyBytes

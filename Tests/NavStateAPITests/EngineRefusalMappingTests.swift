@@ -201,18 +201,22 @@ private struct FailingStorage: SessionStorage {
 
   private var receipt: StorageReceipt { later ? .pending(Failed()) : .refused }
 
-  func recordCreation(of session: SessionRecord, _ data: SessionRecord.Data) -> StorageReceipt {
+  func recordCreation(
+    of session: SessionRecord, _ data: SessionRecord.Data, feed: [FeedItem]
+  ) -> StorageReceipt {
     receipt
   }
   func recordChange(
     of session: SessionRecord, _ command: Command, data: SessionRecord.Data,
-    decided: (key: String, decision: IdempotencyLedger.Decision)?
+    decided: (key: String, decision: IdempotencyLedger.Decision)?, feed: [FeedItem]
   ) -> StorageReceipt { receipt }
   func recordDecision(
     of session: SessionRecord, key: String, _ decision: IdempotencyLedger.Decision
   ) -> StorageReceipt { receipt }
-  func recordEnd(of session: SessionRecord) -> StorageReceipt { receipt }
-  func recordMigration(of session: SessionRecord, data: SessionRecord.Data, from: Int)
+  func recordEnd(of session: SessionRecord, feed: [FeedItem]) -> StorageReceipt { receipt }
+  func recordMigration(
+    of session: SessionRecord, data: SessionRecord.Data, from: Int, feed: [FeedItem]
+  )
     -> StorageReceipt
   { receipt }
   func recordGraph(_ version: GraphCatalog.Version) -> Bool { false }

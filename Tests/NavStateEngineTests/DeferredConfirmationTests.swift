@@ -27,12 +27,14 @@ import Testing
       }
     }
 
-    func recordCreation(of session: SessionRecord, _ data: SessionRecord.Data) -> StorageReceipt {
+    func recordCreation(
+      of session: SessionRecord, _ data: SessionRecord.Data, feed: [FeedItem]
+    ) -> StorageReceipt {
       .stored
     }
     func recordChange(
       of session: SessionRecord, _ command: Command, data: SessionRecord.Data,
-      decided: (key: String, decision: IdempotencyLedger.Decision)?
+      decided: (key: String, decision: IdempotencyLedger.Decision)?, feed: [FeedItem]
     ) -> StorageReceipt {
       queued.signal()
       return .pending(Gated(storage: self))
@@ -40,8 +42,10 @@ import Testing
     func recordDecision(
       of session: SessionRecord, key: String, _ decision: IdempotencyLedger.Decision
     ) -> StorageReceipt { .stored }
-    func recordEnd(of session: SessionRecord) -> StorageReceipt { .stored }
-    func recordMigration(of session: SessionRecord, data: SessionRecord.Data, from: Int)
+    func recordEnd(of session: SessionRecord, feed: [FeedItem]) -> StorageReceipt { .stored }
+    func recordMigration(
+      of session: SessionRecord, data: SessionRecord.Data, from: Int, feed: [FeedItem]
+    )
       -> StorageReceipt
     { .stored }
     func recordGraph(_ version: GraphCatalog.Version) -> Bool { true }

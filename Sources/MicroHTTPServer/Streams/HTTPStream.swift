@@ -78,6 +78,12 @@ public final class HTTPStream: Sendable {
     }
   }
 
+  /// Bytes written and not yet sent: a producer that can wait (a feed) writes more only as
+  /// this falls.
+  public var unsentBytes: Int {
+    state.withLock { $0.buffered }
+  }
+
   /// True once the response is over (or being torn down): writes are dropped.
   public var isClosed: Bool {
     state.withLock { $0.isClosed }

@@ -88,7 +88,8 @@ extension SessionStore {
   public var duties: [Duty] {
     let ttl = configuration.sessionTTLSeconds
     let heartbeat = configuration.heartbeatSeconds
-    return [
+    let feedDuties = feedDuty.map { [$0] } ?? []
+    return feedDuties + [
       Duty(label: "navstate.expiry", interval: min(1, max(0.05, ttl / 4))) { [self] in
         let now = Timestamp.now()
         expireIdle(now: now)

@@ -8,20 +8,27 @@ package protocol SessionStorage: Sendable {
   /// Whether receipts may be `pending`: the engine then serializes a session's changes on its
   /// commit gate (``SessionRecord/commitGate``) while it waits, rather than on its lock.
   var confirmsLater: Bool { get }
-  func recordCreation(of session: SessionRecord, _ data: SessionRecord.Data) -> StorageReceipt
+  ///
+  /// Creations, changes, ends and migrations carry the backend feed's items they made
+  /// (numbered): a store keeps them with the record (the outbox), so that the feed comes back
+  /// whole with the sessions.
+  func recordCreation(
+    of session: SessionRecord, _ data: SessionRecord.Data, feed: [FeedItem]
+  ) -> StorageReceipt
   /// A change, with the idempotency key it settles (one record, so the two cannot part).
   func recordChange(
     of session: SessionRecord, _ command: Command, data: SessionRecord.Data,
-    decided: (key: String, decision: IdempotencyLedger.Decision)?
+    decided: (key: String, decision: IdempotencyLedger.Decision)?, feed: [FeedItem]
   ) -> StorageReceipt
   /// An idempotency key settled by a call that changed nothing (a refusal).
   func recordDecision(
     of session: SessionRecord, key: String, _ decision: IdempotencyLedger.Decision
   ) -> StorageReceipt
-  func recordEnd(of session: SessionRecord) -> StorageReceipt
+  func recordEnd(of session: SessionRecord, feed: [FeedItem]) -> StorageReceipt
   /// The session moved from graph version `from` to its graph's version now.
-  func recordMigration(of session: SessionRecord, data: SessionRecord.Data, from: Int)
-    -> StorageReceipt
+  func recordMigration(
+    of session: SessionRecord, data: SessionRecord.Data, from: Int, feed: [FeedItem]
+  ) -> StorageReceipt
   /// A graph version loaded while running, kept so that sessions on it outlive a restart.
   /// Called with no session's lock held; returns once it is kept (or could not be).
   func recordGraph(_ version: GraphCatalog.Version) -> Bool

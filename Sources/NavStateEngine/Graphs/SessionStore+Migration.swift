@@ -34,7 +34,8 @@ extension SessionStore {
     } catch {
       return nil
     }
-    let undo = (data.navigation, data.log.mark, data.updatedAt)
+    let undo = (data.navigation, data.log.mark, data.updatedAt, data.activeSince)
+    let activeBefore = feed.isOn ? data.navigation.activeScreen : nil
     data.navigation = migrated.0
     for event in migrated.1 { data.log.append(event) }
     data.updatedAt = .now()
@@ -43,14 +44,28 @@ extension SessionStore {
         version: data.navigation.version, at: data.updatedAt, by: .server,
         change: .migrate(from: from, to: data.navigation.graphVersion)),
       state: data.navigation, limit: configuration.historyVersions)
+    var feedItems: [FeedItem] = []
+    if feed.isOn {
+      feedItems = FeedItems.change(
+        session: record.key, at: data.updatedAt, before: activeBefore,
+        activeSince: data.activeSince, state: data.navigation, events: migrated.1,
+        contextBefore: nil, transition: { .migrate })
+      if feedItems.last?.kind == .screenViewed { data.activeSince = data.updatedAt }
+      number(&feedItems)
+    }
     // Waited for under the session's lock: a migration is rare (once per graph version).
-    if let storage, !storage.recordMigration(of: record, data: data, from: from).confirmed() {
+    if let storage,
+      !storage.recordMigration(of: record, data: data, from: from, feed: feedItems).confirmed()
+    {
       data.navigation = undo.0
       data.log.rollback(to: undo.1)
       data.updatedAt = undo.2
+      data.activeSince = undo.3
       data.history.removeNewest()
+      giveUp(feedItems)
       throw EngineRefusal.journalUnavailable
     }
+    show(feedItems)
     // The tree's encoding may keep its shape while its routes and params changed.
     data.dropCache()
     delivered(data.deliver(data.streamEntries(migrated.1)))

@@ -69,15 +69,19 @@ package struct SessionHistory: Sendable {
   /// The version of the first entry in `bytes` (0: none yet).
   package private(set) var oldestStored = 0
   package private(set) var newest = 0
-  /// Who made the newest version (a store writes it with the change).
-  package private(set) var newestAuthor = Author.client
   /// Kept states, oldest first; once version 1 is gone, the first is that of `oldestStored`.
   private var checkpoints: [Checkpoint] = [] {
-    didSet { checkpointBytes = checkpoints.reduce(0) { $0 + $1.cost } }
+    didSet {
+      checkpointBytes = UInt32(clamping: checkpoints.reduce(0) { $0 + $1.cost })
+    }
   }
+  // The two small members last, so that the history takes 37 bytes and a session's data fits
+  // its block (SessionLayoutTests).
   /// What the checkpoints are counted for, kept as they change (``footprint`` is read at every
-  /// change of every session).
-  private var checkpointBytes = 0
+  /// change of every session). A session's states stay far below 4 GiB (its limits).
+  private var checkpointBytes: UInt32 = 0
+  /// Who made the newest version (a store writes it with the change).
+  package private(set) var newestAuthor = Author.client
 
   package init() {}
 
@@ -133,7 +137,7 @@ package struct SessionHistory: Sendable {
   /// Bytes held, for the memory budget: the entries, and every kept state at about what a
   /// session's tree costs.
   package var footprint: Int {
-    bytes.capacity + checkpointBytes
+    bytes.capacity + Int(checkpointBytes)
   }
 
   /// Appends version `entry.version` (the next one); `state` is the session's state right

@@ -30,6 +30,8 @@ public final class SessionRecord: Sendable {
     package var cacheUncounted = false
     package var updatedAt: Timestamp
     package var expiresAt: Timestamp
+    /// When the active coordinator became active: a `screen.left`'s duration (the feed).
+    package var activeSince: Timestamp
     package var log: EventLog
     /// The graph catalog's generation when the session last looked for a newer version of its
     /// graph, in its low 32 bits (see `SessionStore.migrateIfBehind`): only compared for
@@ -54,6 +56,7 @@ public final class SessionRecord: Sendable {
       self.navigation = navigation
       self.updatedAt = updatedAt
       self.expiresAt = expiresAt
+      self.activeSince = updatedAt
       self.log = log
     }
 

@@ -48,12 +48,17 @@ extension SessionStore {
       if inserted {
         // Journaled before anyone learns the id, so no change to it can come first.
         // No lock is held here: a store that confirms later is waited for at once.
-        if let storage, !storage.recordCreation(of: record, data).confirmed() {
+        var feedItems =
+          feed.isOn ? FeedItems.started(session: record.key, at: now, state: navigation) : []
+        number(&feedItems)
+        if let storage, !storage.recordCreation(of: record, data, feed: feedItems).confirmed() {
+          giveUp(feedItems)
           registry.remove(record.key)
           admission.release(of: client)
           memory.add(-data.accountedBytes)
           throw EngineRefusal.journalUnavailable
         }
+        show(feedItems)
         registry.coordinatorCount.wrappingAdd(navigation.liveCount, ordering: .relaxed)
         data.routeCounts?.count(events)
         expiry.schedule(record.key, expiringAt: data.expiresAt)
@@ -104,11 +109,25 @@ extension SessionStore {
       // A deletion the store cannot keep is refused like any change: answered 204, it would
       // come back after a restart. An expiry stands (a restart finds it expired again). Waited
       // for under the lock: an end is rare, and nothing may follow it.
-      if let storage, !storage.recordEnd(of: record).confirmed(), reason == .deleted {
+      var feedItems =
+        feed.isOn
+        ? FeedItems.ended(
+          session: record.key, at: .now(), showing: data.navigation.activeScreen,
+          activeSince: data.activeSince, graph: data.navigation.graph.name, reason: reason)
+        : []
+      number(&feedItems)
+      if let storage, !storage.recordEnd(of: record, feed: feedItems).confirmed(),
+        reason == .deleted
+      {
+        giveUp(feedItems)
         throw EngineRefusal.journalUnavailable
       }
       let removed = registry.remove(record.key)
-      guard removed != nil else { return nil }
+      guard removed != nil else {
+        giveUp(feedItems)
+        return nil
+      }
+      show(feedItems)
       data.ended = true
       let events = data.navigation.end(reason: reason)
       delivered(data.record(events))

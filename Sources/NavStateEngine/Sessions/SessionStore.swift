@@ -20,6 +20,11 @@ public final class SessionStore: Sendable {
   public let memory: MemoryBudget
   /// What navigation did, for /metrics.
   public let counters = NavigationCounters()
+  /// Every session's items for the app's backend (`GET /v1/feed`).
+  package let feed: FeedLog
+  /// Drawn when the feed began: its cursors name it, so that one from another feed is refused.
+  /// A data directory keeps it (``DataDirectoryDurability``); otherwise drawn at each start.
+  package let feedEpoch = Atomic<UInt32>(UInt32.random(in: 1...UInt32.max))
   /// Where accepted changes are kept before they are answered (`--data-dir`); nil: nowhere.
   private let storageSlot = Mutex<(any SessionStorage)?>(nil)
   /// Held across a graph load's check, save and catalog entry, so that two loads of one version
@@ -58,6 +63,13 @@ public final class SessionStore: Sendable {
       maxPerClient: configuration.maxStreamsPerClient,
       heartbeatSeconds: configuration.heartbeatSeconds)
     self.expiry = SessionExpiry(endedSessionMemorySeconds: configuration.endedSessionMemorySeconds)
+    self.feed = FeedLog(retention: configuration.feedRetention, memory: memory)
+  }
+
+  /// How this server writes and reads feed cursors.
+  package var feedCursors: FeedCursorFormat {
+    FeedCursorFormat(
+      node: configuration.node?.name, epoch: feedEpoch.load(ordering: .relaxed))
   }
 
   public var liveSessions: Int { registry.sessionCount.load(ordering: .relaxed) }

@@ -34,6 +34,8 @@ public struct StoreConfiguration: Sendable {
   public var backendKeys: BackendKeys?
   /// Who may create sessions (`--session-creation`).
   public var sessionCreation: SessionCreationPolicy = .anyone
+  /// Backend feed items kept (`--feed-retention`, at least this many, at most twice); 0: no feed.
+  public var feedRetention: Int = 1_000_000
 
   public init() {}
 }

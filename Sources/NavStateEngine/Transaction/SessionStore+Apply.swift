@@ -39,6 +39,15 @@ public struct AppliedCommand: ~Copyable {
 }
 
 extension Command {
+  /// A batch's elements (under `discard` too); nil for any other command.
+  var batchElements: [Command]? {
+    switch self {
+    case .batch(let commands): commands
+    case .discarding(let command): command.batchElements
+    default: nil
+    }
+  }
+
   /// Only the backend may give this command: it sets the session's context (docs/behaviour.md section 9).
   var isBackendOnly: Bool {
     switch self {
@@ -100,11 +109,13 @@ extension SessionStore {
     var navigation: NavigationState
     var mark: EventLog.Mark
     var updatedAt: Timestamp
+    var activeSince: Timestamp
 
     func restore(_ data: inout SessionRecord.Data) {
       data.navigation = navigation
       data.log.rollback(to: mark)
       data.updatedAt = updatedAt
+      data.activeSince = activeSince
       data.history.removeNewest()
       data.dropCache()
     }
@@ -137,6 +148,14 @@ extension SessionStore {
       // through the runtime's generic witnesses, a thousand instructions a change.)
       let undoNavigation = memory.hasRoom() && storage == nil ? nil : data.navigation
       let undoMark = data.log.mark
+      // What the feed compares the change with: the screen shown, the context (a context
+      // change names its keys), and for a batch the whole state (its elements are applied
+      // again to name the transition).
+      let feedOn = feed.isOn
+      let activeBefore = feedOn ? data.navigation.activeScreen : nil
+      let contextBefore = feedOn && change.command.isBackendOnly ? data.navigation.context : nil
+      let batchBefore =
+        feedOn && change.command.batchElements != nil ? undoNavigation ?? data.navigation : nil
       let events: [NavigationEvent]
       do throws(NavigationError) {
         events = try data.navigation.apply(change.command)
@@ -160,12 +179,28 @@ extension SessionStore {
         }
       }
       let previousUpdate = data.updatedAt
+      let previousActiveSince = data.activeSince
       data.updatedAt = .now()
       data.history.append(
         SessionHistory.Entry(
           version: data.navigation.version, at: data.updatedAt, by: change.author,
           change: .command(change.command)),
         state: data.navigation, limit: configuration.historyVersions)
+      var feedItems: [FeedItem] = []
+      if feedOn {
+        feedItems = FeedItems.change(
+          session: record.key, at: data.updatedAt, before: activeBefore,
+          activeSince: data.activeSince, state: data.navigation, events: events,
+          contextBefore: contextBefore
+        ) {
+          if let batchBefore, let elements = change.command.batchElements {
+            return FeedTransition.batch(elements, from: batchBefore)
+          }
+          return FeedTransition.of(change.command, events: events)
+        }
+        if feedItems.last?.kind == .screenViewed { data.activeSince = data.updatedAt }
+        number(&feedItems)
+      }
       // Each event is kept in the log in its compact form, and encoded as JSON once: for the
       // streams and this answer alike when the session has streams, else into the answer.
       let entries = data.streamEntries(events)
@@ -180,11 +215,16 @@ extension SessionStore {
         )
       }
       if let storage, let undoNavigation {
-        let undo = Undo(navigation: undoNavigation, mark: undoMark, updatedAt: previousUpdate)
-        switch storage.recordChange(of: record, change.command, data: data, decided: decided) {
+        let undo = Undo(
+          navigation: undoNavigation, mark: undoMark, updatedAt: previousUpdate,
+          activeSince: previousActiveSince)
+        switch storage.recordChange(
+          of: record, change.command, data: data, decided: decided, feed: feedItems)
+        {
         case .stored: break
         case .refused:
           undo.restore(&data)
+          giveUp(feedItems)
           throw EngineRefusal.journalUnavailable
         case .pending(let confirmation):
           // Answered once kept: the rest happens after the wait, under the lock again.
@@ -192,12 +232,14 @@ extension SessionStore {
             Self.writeAnswer(record, &data, minimal: change.minimal, events, entries, into: &writer)
           }
           waiting = Waiting(
-            confirmation: confirmation, undo: undo, entries: entries, decided: decided)
+            confirmation: confirmation, undo: undo, entries: entries, decided: decided,
+            feed: feedItems)
           noteStateCache(of: record, &data, grew: true)
           return (data.navigation.version, events, data.routeCounts)
         }
       }
       publish(entries, decided: decided, in: &data)
+      show(feedItems)
       if decided == nil {
         Self.writeAnswer(record, &data, minimal: change.minimal, events, entries, into: &writer)
       }
@@ -240,15 +282,17 @@ extension SessionStore {
     let undo: Undo
     let entries: [EventLog.Entry]
     let decided: (key: String, decision: IdempotencyLedger.Decision)?
+    let feed: [FeedItem]
 
     init(
       confirmation: any StorageConfirmation, undo: Undo, entries: [EventLog.Entry],
-      decided: (key: String, decision: IdempotencyLedger.Decision)?
+      decided: (key: String, decision: IdempotencyLedger.Decision)?, feed: [FeedItem]
     ) {
       self.confirmation = confirmation
       self.undo = undo
       self.entries = entries
       self.decided = decided
+      self.feed = feed
     }
   }
 
@@ -260,10 +304,12 @@ extension SessionStore {
       guard kept else {
         waiting.undo.restore(&data)
         reaccount(&data)
+        giveUp(waiting.feed)
         throw EngineRefusal.journalUnavailable
       }
       // No stream opened meanwhile: a subscription waits at the commit gate too.
       publish(waiting.entries, decided: waiting.decided, in: &data)
+      show(waiting.feed)
     }
   }
 

@@ -1,0 +1,207 @@
+import MicroHTTPServer
+import NavJSON
+import NavStateEngine
+import NavStateWire
+import NavigationCore
+
+/// The backend feed: `GET /v1/feed` (pages, with a cursor), `GET /v1/feed/stream` (Server-Sent
+/// Events, resumed with `Last-Event-ID`), both backend only, and `POST /v1/analytics/funnel`.
+extension NavStateService {
+  /// What a feed request asks for: where to start, which items, and in which shape.
+  struct FeedQuery {
+    var after: UInt64
+    var types: Set<FeedKind>?
+    var session: SessionID?
+    var cloudEvents: Bool
+    var source: String
+    /// The node's prefix of session ids (`east-1.`), or empty.
+    var idPrefix: String
+
+    func matches(_ item: FeedItem) -> Bool {
+      (types?.contains(item.kind) ?? true) && (session.map { $0 == item.session } ?? true)
+    }
+  }
+
+  func getFeed(_ request: HTTPRequest) throws(APIProblem) -> HTTPResponse {
+    try requireBackend(request, for: "reading the feed")
+    let query = try feedQuery(request, cursor: request.queryItem("after"))
+    let limit = try Self.naturalQuery(request, "limit", default: 100, max: 1000, min: 1)
+    let cursors = store.feedCursors
+    let snapshot = store.feed.snapshot()
+    var writer = JSONWriter(capacity: 1024 + limit * 256)
+    writer.beginObject()
+    writer.key("events")
+    writer.beginArray()
+    var next = query.after
+    var count = 0
+    var scanned = 0
+    var reachedEnd = true
+    // A filtered read looks at most this many items; `next` then says where it stopped.
+    let scanLimit = 200_000
+    snapshot.forEach(after: query.after) { item in
+      next = item.sequence
+      scanned += 1
+      if query.matches(item) {
+        writeFeedItem(item, query: query, cursors: cursors, into: &writer)
+        count += 1
+      }
+      if count >= limit || scanned >= scanLimit {
+        reachedEnd = false
+        return false
+      }
+      return true
+    }
+    if reachedEnd { next = max(next, snapshot.visible) }
+    writer.endArray()
+    writer.key("next")
+    writer.string(cursors.string(next))
+    writer.endObject()
+    return Self.json(200, writer)
+  }
+
+  func streamFeed(_ request: HTTPRequest) throws(APIProblem) -> HTTPResponse {
+    try requireBackend(request, for: "reading the feed")
+    // A browser's EventSource sends back the last id it saw; it names where to go on from.
+    let lastEventID = request.headers["last-event-id"].map { String(Substring($0)) }
+    let query = try feedQuery(request, cursor: lastEventID ?? request.queryItem("after"))
+    let cursors = store.feedCursors
+    let stream = try engine { () throws(EngineRefusal) in
+      try store.followFeed(
+        after: query.after, client: clientAddresses.address(of: request),
+        matches: { query.matches($0) },
+        render: { item in
+          var writer = JSONWriter(capacity: 512)
+          Self.writeFeedItem(item, query: query, cursors: cursors, into: &writer)
+          var frame: [UInt8] = Array("id: \(cursors.string(item.sequence))\nevent: ".utf8)
+          frame += query.cloudEvents ? Array("dev.navstate.".utf8) : []
+          frame += Array(item.kind.name.utf8)
+          frame += Array("\ndata: ".utf8)
+          frame += writer.bytes
+          frame += [0x0A, 0x0A]
+          return frame
+        }
+      ) { maxBufferedBytes, onClose in
+        HTTPStream(maxBufferedBytes: maxBufferedBytes, onClose: onClose)
+      }
+    }
+    return .stream(
+      headers: HTTPHeaders([
+        ("Content-Type", "text/event-stream"), ("Cache-Control", "no-store"),
+        ("X-Accel-Buffering", "no"),
+      ]), stream)
+  }
+
+  /// Reads and checks the query a feed request shares with its stream: 400 `invalid_query`,
+  /// 400 `invalid_cursor` for a cursor this server never issued, 410 `cursor_expired` (with
+  /// `oldest`, a cursor to start from) for one older than what is kept.
+  private func feedQuery(_ request: HTTPRequest, cursor text: String?) throws(APIProblem)
+    -> FeedQuery
+  {
+    let cursors = store.feedCursors
+    let places = store.feed.places
+    var after = places.oldest
+    if let text {
+      guard let sequence = cursors.sequence(of: Substring(text)), sequence <= places.newest
+      else {
+        throw APIProblem(
+          status: 400, code: "invalid_cursor", title: "Invalid cursor",
+          detail: "this server never issued the cursor \(quoted(text))")
+      }
+      guard sequence >= places.oldest else {
+        throw APIProblem(
+          status: 410, code: "cursor_expired", title: "Cursor expired",
+          detail: "the feed no longer keeps the items after this cursor; go on from 'oldest'",
+          extra: [("oldest", "\"" + cursors.string(places.oldest) + "\"")])
+      }
+      after = sequence
+    }
+    var types: Set<FeedKind>?
+    if let list = request.queryItem("types") {
+      var kinds = Set<FeedKind>()
+      for name in list.split(separator: ",", omittingEmptySubsequences: false) {
+        guard let kind = FeedKind(name: String(name)) else {
+          throw APIProblem(
+            status: 400, code: "invalid_query", title: "Invalid query",
+            detail:
+              "'types' lists item types separated by commas, each one of \(FeedKind.allCases.map(\.name).joined(separator: ", ")); \(quoted(String(name))) is none"
+          )
+        }
+        kinds.insert(kind)
+      }
+      types = kinds
+    }
+    var session: SessionID?
+    if let id = request.queryItem("session") {
+      var id = id
+      guard let key = id.withUTF8({ store.key(of: $0) }) else {
+        throw APIProblem(
+          status: 400, code: "invalid_query", title: "Invalid query",
+          detail: "'session' must be a session id of this server")
+      }
+      session = key
+    }
+    var cloudEvents = false
+    if let format = request.queryItem("format") {
+      guard format == "cloudevents" else {
+        throw APIProblem(
+          status: 400, code: "invalid_query", title: "Invalid query",
+          detail: "'format' may only be cloudevents (or absent)")
+      }
+      cloudEvents = true
+    }
+    let host =
+      store.configuration.node?.name ?? request.headers["host"].map { String(Substring($0)) }
+    return FeedQuery(
+      after: after, types: types, session: session, cloudEvents: cloudEvents,
+      source: "navstate://" + (host ?? "localhost"),
+      idPrefix: store.configuration.node?.prefix ?? "")
+  }
+
+  private func writeFeedItem(
+    _ item: FeedItem, query: FeedQuery, cursors: FeedCursorFormat, into writer: inout JSONWriter
+  ) {
+    Self.writeFeedItem(item, query: query, cursors: cursors, into: &writer)
+  }
+
+  /// `{id, type, session, at, ...}`, or the same as a CloudEvents 1.0 object whose `data` holds
+  /// the item's own fields.
+  static func writeFeedItem(
+    _ item: FeedItem, query: FeedQuery, cursors: FeedCursorFormat, into writer: inout JSONWriter
+  ) {
+    writer.beginObject()
+    if query.cloudEvents {
+      writer.key("specversion")
+      writer.string("1.0")
+      writer.key("id")
+      writer.string(cursors.string(item.sequence))
+      writer.key("source")
+      writer.string(query.source)
+      writer.key("type")
+      writer.string("dev.navstate." + item.kind.name)
+      writer.key("subject")
+      writer.string(query.idPrefix + item.session.description)
+      writer.key("time")
+      item.at.withRFC3339 { writer.plainString($0) }
+      writer.key("datacontenttype")
+      writer.string("application/json")
+      writer.key("data")
+      writer.beginObject()
+      writer.members(item.fields)
+      writer.endObject()
+    } else {
+      writer.key("id")
+      writer.string(cursors.string(item.sequence))
+      writer.key("type")
+      writer.string(item.kind.name)
+      writer.key("session")
+      writer.string(query.idPrefix + item.session.description)
+      writer.key("at")
+      item.at.withRFC3339 { writer.plainString($0) }
+      writer.members(item.fields)
+    }
+    writer.endObject()
+  }
+}
+
+/// The feed writes to a stream only as fast as its client reads.
+extension HTTPStream: FeedSink {}

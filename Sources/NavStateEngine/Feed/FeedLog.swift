@@ -1,0 +1,245 @@
+import NavStateWire
+import Synchronization
+
+/// An open `GET /v1/feed/stream`, as the feed sees it: it must say how much it has not yet
+/// sent, so that a slow reader is sent more only as it reads (it falls behind, never over).
+package protocol FeedSink: EventSink {
+  var unsentBytes: Int { get }
+}
+
+/// The backend feed (docs/behaviour.md, "The backend feed"): every session's items in the
+/// order the server applied them, numbered, the last `retention` (to twice that) kept.
+///
+/// A change takes its numbers (``reserve(_:)``) before it is kept, so that its store keeps the
+/// items with them, and shows them (``publish(_:)``) once it is kept, or gives them up
+/// (``abandon(_:)``) if it is not. Readers see an item only once every lower number was shown
+/// or given up: a reader never passes an item that shows up later.
+package final class FeedLog: Sendable {
+  /// Items kept at least; 0: no feed.
+  package let retention: Int
+  private let chunkCapacity: Int
+  private let memory: MemoryBudget?
+  private let state = Mutex(State())
+  /// Held by the one thread that writes to the streams (``pump()``).
+  private let pumping = Mutex(())
+
+  private struct Reservation {
+    var count: Int
+    var items: [FeedItem]?
+  }
+
+  package struct Subscriber: Sendable {
+    package var sink: any FeedSink
+    /// The last place sent (or skipped by the filter).
+    package var cursor: UInt64
+    package var matches: @Sendable (FeedItem) -> Bool
+    /// The item as a Server-Sent Events message.
+    package var render: @Sendable (FeedItem) -> [UInt8]
+  }
+
+  private struct State {
+    var chunks: [FeedChunk] = []
+    var count = 0
+    var footprint = 0
+    /// The next number to hand out.
+    var next: UInt64 = 1
+    /// Every number up to this one is in the chunks or never will be.
+    var visible: UInt64 = 0
+    /// Every item up to this number was dropped for retention (or never kept).
+    var droppedThrough: UInt64 = 0
+    /// Numbers handed out and not yet visible, by their first.
+    var open: [UInt64: Reservation] = [:]
+    var subscribers: [Int: Subscriber] = [:]
+    var lastSubscriber = 0
+  }
+
+  package init(retention: Int, memory: MemoryBudget? = nil) {
+    self.retention = max(0, retention)
+    chunkCapacity = max(1, min(65_536, retention / 8))
+    self.memory = memory
+  }
+
+  package var isOn: Bool { retention > 0 }
+
+  /// Numbers for `count` items, the first returned; each is published or abandoned later.
+  package func reserve(_ count: Int) -> UInt64 {
+    state.withLock { state in
+      let first = state.next
+      state.next += UInt64(count)
+      state.open[first] = Reservation(count: count)
+      return first
+    }
+  }
+
+  /// Items numbered from a reservation, now kept: shown once the numbers before them are.
+  package func publish(_ items: [FeedItem]) {
+    guard let first = items.first?.sequence else { return }
+    settle(first, items)
+  }
+
+  /// A reservation whose change was not kept: its numbers are skipped.
+  package func abandon(_ first: UInt64) {
+    settle(first, [])
+  }
+
+  private func settle(_ first: UInt64, _ items: [FeedItem]) {
+    let grown = state.withLock { state -> Int in
+      state.open[first]?.items = items
+      let before = state.footprint
+      while let reservation = state.open[state.visible + 1], let settled = reservation.items {
+        state.open[state.visible + 1] = nil
+        for item in settled { append(item, to: &state) }
+        state.visible += UInt64(reservation.count)
+      }
+      return state.footprint - before
+    }
+    if grown != 0 { memory?.add(grown) }
+  }
+
+  private func append(_ item: FeedItem, to state: inout State) {
+    if state.chunks.last.map({ $0.count >= chunkCapacity }) ?? true {
+      state.chunks.append(FeedChunk(capacity: chunkCapacity))
+      state.footprint += 64
+    }
+    let before = state.chunks[state.chunks.count - 1].footprint
+    state.chunks[state.chunks.count - 1].append(item)
+    state.footprint += state.chunks[state.chunks.count - 1].footprint - before
+    state.count += 1
+    // Whole chunks go, once what is left still holds `retention` items.
+    while let oldest = state.chunks.first, state.count - oldest.count >= retention {
+      state.droppedThrough = max(state.droppedThrough, oldest.last ?? 0)
+      state.count -= oldest.count
+      state.footprint -= oldest.footprint
+      state.chunks.removeFirst()
+    }
+  }
+
+  /// Items read back at start (from a data directory), in any order and possibly twice: kept
+  /// in order, and numbering goes on after the highest.
+  package func restore(_ items: [FeedItem]) {
+    let sorted = items.sorted { $0.sequence < $1.sequence }
+    let grown = state.withLock { state -> Int in
+      let before = state.footprint
+      var last = state.visible
+      for item in sorted where item.sequence > last {
+        append(item, to: &state)
+        last = item.sequence
+      }
+      if let lowest = sorted.first?.sequence, state.droppedThrough == 0 {
+        state.droppedThrough = max(state.droppedThrough, lowest - 1)
+      }
+      state.visible = max(state.visible, last)
+      state.next = max(state.next, last + 1)
+      return state.footprint - before
+    }
+    memory?.add(grown)
+  }
+
+  /// Numbering resumes after `sequence` (a restart whose items were all dropped).
+  package func resume(after sequence: UInt64) {
+    state.withLock { state in
+      guard state.visible < sequence else { return }
+      state.visible = sequence
+      state.droppedThrough = max(state.droppedThrough, sequence)
+      state.next = max(state.next, sequence + 1)
+    }
+  }
+
+  /// What the feed holds now, to read without its lock.
+  package struct Snapshot: Sendable {
+    fileprivate var chunks: [FeedChunk]
+    /// The newest place a reader may name.
+    package var visible: UInt64
+    /// Places up to this one are no longer kept.
+    package var droppedThrough: UInt64
+    package var count: Int
+
+    /// Calls `body` with each item after `sequence`, in order, until it returns false.
+    package func forEach(after sequence: UInt64, _ body: (FeedItem) -> Bool) {
+      for chunk in chunks where (chunk.last ?? 0) > sequence {
+        for index in chunk.index(after: sequence)..<chunk.count {
+          guard let item = chunk[index] else { continue }
+          if !body(item) { return }
+        }
+      }
+    }
+  }
+
+  package func snapshot() -> Snapshot {
+    state.withLock { state in
+      Snapshot(
+        chunks: state.chunks, visible: state.visible, droppedThrough: state.droppedThrough,
+        count: state.count)
+    }
+  }
+
+  /// The place after every item kept, and the oldest place a reader may name.
+  package var places: (newest: UInt64, oldest: UInt64) {
+    state.withLock { ($0.visible, $0.droppedThrough) }
+  }
+
+  package var itemCount: Int { state.withLock { $0.count } }
+  package var footprint: Int { state.withLock { $0.footprint } }
+
+  // MARK: Streams
+
+  package func subscribe(_ subscriber: Subscriber) -> Int {
+    state.withLock { state in
+      state.lastSubscriber += 1
+      state.subscribers[state.lastSubscriber] = subscriber
+      return state.lastSubscriber
+    }
+  }
+
+  package func unsubscribe(_ id: Int) {
+    _ = state.withLock { $0.subscribers.removeValue(forKey: id) }
+  }
+
+  /// Sends every stream what it has not been sent yet, as much as it has room for: called
+  /// often by a duty of its own. A stream that fell behind what is kept ends.
+  package func pump(maxUnsentBytes: Int = 128 * 1024, maxItems: Int = 1024) {
+    pumping.withLock { _ in
+      let (subscribers, snapshot) = state.withLock { state in
+        (
+          state.subscribers,
+          state.subscribers.isEmpty
+            ? nil
+            : Snapshot(
+              chunks: state.chunks, visible: state.visible,
+              droppedThrough: state.droppedThrough, count: state.count)
+        )
+      }
+      guard let snapshot else { return }
+      for (id, subscriber) in subscribers where subscriber.cursor < snapshot.visible {
+        guard subscriber.cursor >= snapshot.droppedThrough else {
+          unsubscribe(id)
+          subscriber.sink.finish()
+          continue
+        }
+        guard subscriber.sink.unsentBytes < maxUnsentBytes else { continue }
+        var cursor = subscriber.cursor
+        var bytes: [UInt8] = []
+        var sent = 0
+        var reachedEnd = true
+        snapshot.forEach(after: cursor) { item in
+          if subscriber.matches(item) {
+            bytes += subscriber.render(item)
+            sent += 1
+          }
+          cursor = item.sequence
+          if sent >= maxItems || bytes.count >= maxUnsentBytes {
+            reachedEnd = false
+            return false
+          }
+          return true
+        }
+        if reachedEnd { cursor = snapshot.visible }
+        if !bytes.isEmpty, !subscriber.sink.write(bytes) {
+          unsubscribe(id)
+          continue
+        }
+        state.withLock { $0.subscribers[id]?.cursor = cursor }
+      }
+    }
+  }
+}

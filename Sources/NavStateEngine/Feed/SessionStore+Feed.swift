@@ -1,0 +1,70 @@
+import NavStateWire
+import NavigationCore
+import Synchronization
+
+/// How the transaction of a change hands its feed items on: numbered before the store keeps
+/// them, shown once it has, given up if it refuses.
+extension SessionStore {
+  /// Numbers `items` from a reservation of the feed's (none for an empty list).
+  package func number(_ items: inout [FeedItem]) {
+    guard !items.isEmpty else { return }
+    let first = feed.reserve(items.count)
+    for index in items.indices { items[index].sequence = first + UInt64(index) }
+  }
+
+  /// The change that made `items` is kept: readers may see them.
+  package func show(_ items: [FeedItem]) {
+    if !items.isEmpty { feed.publish(items) }
+  }
+
+  /// The change that made `items` was not kept: their numbers are skipped.
+  package func giveUp(_ items: [FeedItem]) {
+    if let first = items.first?.sequence { feed.abandon(first) }
+  }
+
+  /// The feed's streams are sent what is new: a duty, every 10 ms while the feed is on.
+  package var feedDuty: Duty? {
+    guard feed.isOn else { return nil }
+    return Duty(label: "navstate.feed", interval: 0.01) { [feed] in
+      feed.pump()
+      return nil
+    }
+  }
+
+  /// A session's id as clients know it (the node's prefix, then its key).
+  package func publicID(of key: SessionID) -> String {
+    configuration.node.map { $0.prefix + key.description } ?? key.description
+  }
+}
+
+extension SessionStore {
+  /// Opens a feed stream from `cursor` on: counted like any event stream (per client address,
+  /// the memory budget, heartbeats), and sent its items by the feed's duty as it reads them.
+  package func followFeed<Sink: FeedSink>(
+    after cursor: UInt64, client: String, matches: @escaping @Sendable (FeedItem) -> Bool,
+    render: @escaping @Sendable (FeedItem) -> [UInt8],
+    makeSink: (_ maxBufferedBytes: Int, _ onClose: @escaping @Sendable () -> Void) -> Sink
+  ) throws(EngineRefusal) -> Sink {
+    try streams.reserve(for: client)
+    let footprint = MemoryFootprint.stream + MemoryFootprint.streamBufferLimit
+    guard memory.hasRoom(for: footprint) else {
+      streams.release(of: client)
+      throw EngineRefusal.memoryExhausted
+    }
+    memory.add(footprint)
+    let subscription = Mutex<Int?>(nil)
+    let sink = makeSink(4 * MemoryFootprint.streamBufferLimit) {
+      [feed, streams, memory] in
+      if let id = subscription.withLock({ $0 }) { feed.unsubscribe(id) }
+      streams.closed()
+      streams.release(of: client)
+      memory.add(-footprint)
+    }
+    sink.write(Array(": navstate feed\n\n".utf8))
+    let id = feed.subscribe(
+      FeedLog.Subscriber(sink: sink, cursor: cursor, matches: matches, render: render))
+    subscription.withLock { $0 = id }
+    streams.opened(sink, now: .now())
+    return sink
+  }
+}

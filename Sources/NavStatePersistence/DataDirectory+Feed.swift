@@ -1,0 +1,133 @@
+import NavStateEngine
+import NavStateWire
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
+
+/// The backend feed in the data directory. Its items ride in the journal, in a `feed` record
+/// written with the change that made them (the journal is the feed's outbox: one write, one
+/// flush). Before a snapshot deletes journal files, their feed records are copied into a feed
+/// file (`feed.<first journal after them>.<last item's number>`), deleted once every item in it
+/// is older than the feed keeps. The feed's epoch (which its cursors carry) is kept in
+/// `feed-epoch`.
+extension DataDirectory {
+  /// The feed's epoch: read, or drawn and written at the first start.
+  func feedEpoch() throws(Failure) -> UInt32 {
+    let file = path + "/feed-epoch"
+    if let bytes = try Self.readFile(file),
+      let epoch = UInt32(
+        String(String(decoding: bytes, as: UTF8.self).filter { !$0.isWhitespace }), radix: 16),
+      epoch != 0
+    {
+      return epoch
+    }
+    let epoch = UInt32.random(in: 1...UInt32.max)
+    try Self.replace(file, with: Array(String(epoch, radix: 16).utf8), directory: path)
+    return epoch
+  }
+
+  /// The feed files, oldest first: their journal generation and last item's number.
+  func feedFiles() throws(Failure) -> [(generation: Int, last: UInt64, path: String)] {
+    try fileNames(prefix: "feed.").compactMap { name in
+      let parts = name.split(separator: ".")
+      guard parts.count == 3, let generation = Int(parts[1]), let last = UInt64(parts[2]) else {
+        return nil
+      }
+      return (generation, last, path + "/" + name)
+    }.sorted { $0.generation < $1.generation }
+  }
+
+  /// The items of every `feed` record in `bytes` (a journal or feed file); a damaged record
+  /// ends the reading (the sessions' own reading reports damage).
+  static func feedItems(in bytes: [UInt8]) -> [FeedItem] {
+    var items: [FeedItem] = []
+    var offset = 0
+    while offset + 8 <= bytes.count {
+      let length = Int(uint32(bytes, at: offset))
+      guard length >= 1, length <= bytes.count - offset - 8 else { break }
+      let payload = Array(bytes[offset + 8..<offset + 8 + length])
+      guard CRC32.checksum(payload) == uint32(bytes, at: offset + 4) else { break }
+      offset += 8 + length
+      guard payload[0] == Journal.Tag.feed.rawValue else { continue }
+      var reader = ByteReader(payload, at: 1)
+      guard let decoded = FeedItem.decode(&reader) else { break }
+      items += decoded
+    }
+    return items
+  }
+
+  /// The feed as it was: its epoch, and its items (the sessions' places in it, for the time
+  /// each shows its screen since).
+  func restoreFeed(into store: SessionStore) throws(Failure) {
+    store.feedEpoch.store(try feedEpoch(), ordering: .relaxed)
+    guard store.feed.isOn else { return }
+    let items = try readFeed()
+    store.feed.restore(items)
+    var shownSince: [SessionID: Timestamp] = [:]
+    for item in items where item.kind == .screenViewed {
+      if let known = shownSince[item.session], known >= item.at { continue }
+      shownSince[item.session] = item.at
+    }
+    store.forEachSession { record in
+      guard let since = shownSince[record.key] else { return }
+      record.data.withLock { $0.activeSince = since }
+    }
+  }
+
+  /// Every feed item the directory holds, from its feed files and every journal file.
+  func readFeed() throws(Failure) -> [FeedItem] {
+    var items: [FeedItem] = []
+    for file in try feedFiles() {
+      if let bytes = try Self.readFile(file.path) { items += Self.feedItems(in: bytes) }
+    }
+    for generation in try journalGenerations() {
+      if let bytes = try Self.readFile(Journal.path(path, generation)) {
+        items += Self.feedItems(in: bytes)
+      }
+    }
+    return items
+  }
+
+  /// Before journal files older than `firstJournal` are deleted: their feed records copied
+  /// into a feed file, flushed; and feed files whose items the feed no longer keeps, deleted.
+  func keepFeed(before firstJournal: Int, oldestKept: UInt64) throws(Failure) {
+    var records: [UInt8] = []
+    var last: UInt64 = 0
+    for generation in try journalGenerations() where generation < firstJournal {
+      guard let bytes = try Self.readFile(Journal.path(path, generation)) else { continue }
+      let items = Self.feedItems(in: bytes)
+      guard let newest = items.map(\.sequence).max() else { continue }
+      last = max(last, newest)
+      var payload: [UInt8] = [Journal.Tag.feed.rawValue]
+      payload += FeedItem.encode(items)
+      Self.appendRecord(payload, to: &records)
+    }
+    if !records.isEmpty {
+      try Self.replace(
+        path + "/feed.\(firstJournal).\(last)", with: records, directory: path)
+    }
+    for file in try feedFiles() where file.last <= oldestKept {
+      unlink(file.path)
+    }
+  }
+
+  /// The names of the directory's entries that start with `prefix`.
+  private func fileNames(prefix: String) throws(Failure) -> [String] {
+    guard let directory = opendir(path) else {
+      throw Failure(description: "cannot list \(path): \(Self.systemError())")
+    }
+    defer { closedir(directory) }
+    var names: [String] = []
+    while let entry = readdir(directory) {
+      let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+        String(cString: raw.baseAddress!.assumingMemoryBound(to: CChar.self))
+      }
+      if name.hasPrefix(prefix) { names.append(name) }
+    }
+    return names
+  }
+}
