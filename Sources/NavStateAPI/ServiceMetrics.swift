@@ -49,7 +49,8 @@ public final class ServiceMetrics: Sendable {
         expiredSessions: store.expiredSessions,
         eventsSent: store.eventsDelivered,
         memoryAccounted: store.memory.usedBytes,
-        memoryBudget: store.memory.limit),
+        memoryBudget: store.memory.limit, feedItems: store.feed.itemCount,
+        feedBytes: store.feed.footprint),
       into: &text)
     NavigationExposition.render(store.counters.snapshot(of: store.catalog), into: &text)
     return text
@@ -120,6 +121,8 @@ enum StoreExposition {
     var eventsSent: Int
     var memoryAccounted: Int
     var memoryBudget: Int
+    var feedItems: Int
+    var feedBytes: Int
   }
 
   /// A family's HELP and TYPE lines and the name that starts its sample line, in bytes.
@@ -144,12 +147,17 @@ enum StoreExposition {
     head(
       "navstate_memory_budget_bytes", "gauge",
       "The memory budget (--max-memory); what might pass it is refused (503)."),
+    head("navstate_feed_items", "gauge", "Items the backend feed keeps (--feed-retention)."),
+    head(
+      "navstate_feed_bytes", "gauge",
+      "Bytes the backend feed's items take (counted in navstate_memory_accounted_bytes)."),
   ]
 
   static func render(_ values: Values, into text: inout [UInt8]) {
     let samples = [
       values.liveSessions, values.liveCoordinators, values.openStreams, values.expiredSessions,
-      values.eventsSent, values.memoryAccounted, values.memoryBudget,
+      values.eventsSent, values.memoryAccounted, values.memoryBudget, values.feedItems,
+      values.feedBytes,
     ]
     for (head, value) in zip(heads, samples) {
       text.append(contentsOf: head)

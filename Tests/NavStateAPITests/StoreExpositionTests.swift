@@ -8,7 +8,8 @@ import Testing
     StoreExposition.render(
       StoreExposition.Values(
         liveSessions: 3, liveCoordinators: 12, openStreams: 1, expiredSessions: 7,
-        eventsSent: 40, memoryAccounted: 123_456, memoryBudget: 1_073_741_824),
+        eventsSent: 40, memoryAccounted: 123_456, memoryBudget: 1_073_741_824, feedItems: 5,
+        feedBytes: 900),
       into: &bytes)
     let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n").map(String.init)
     let expected: [(String, String, String)] = [
@@ -19,6 +20,8 @@ import Testing
       ("navstate_events_sent_total", "counter", "40"),
       ("navstate_memory_accounted_bytes", "gauge", "123456"),
       ("navstate_memory_budget_bytes", "gauge", "1073741824"),
+      ("navstate_feed_items", "gauge", "5"),
+      ("navstate_feed_bytes", "gauge", "900"),
     ]
     #expect(lines.count == 3 * expected.count)
     for (index, (name, type, value)) in expected.enumerated() {

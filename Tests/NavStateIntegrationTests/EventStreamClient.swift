@@ -8,6 +8,8 @@ import NavStateTestSupport
 /// One Server-Sent Event as a client sees it.
 struct ReceivedEvent: Sendable {
   var id: Int?
+  /// The `id:` field as it was sent (a feed's cursor is not a number).
+  var cursor: String? = nil
   var type: String
   var data: String
   /// The `retry:` field of the event's block, if it had one.
@@ -26,11 +28,15 @@ final class EventStreamClient {
   /// Blocks that held a `retry:` field and no event (some clients drop such a block whole).
   private(set) var loneRetryBlocks = 0
 
-  init(port: UInt16, path: String, token: String, lastEventID: Int? = nil) throws {
+  init(
+    port: UInt16, path: String, token: String, lastEventID: Int? = nil,
+    lastEventCursor: String? = nil
+  ) throws {
     socket = try HTTPTestClient(port: port).connectSocket(timeout: 0.2)
     var head = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n"
     head += "Authorization: Bearer \(token)\r\n"
     if let lastEventID { head += "Last-Event-ID: \(lastEventID)\r\n" }
+    if let lastEventCursor { head += "Last-Event-ID: \(lastEventCursor)\r\n" }
     head += "\r\n"
     let bytes = Array(head.utf8)
     _ = bytes.withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -103,6 +109,7 @@ final class EventStreamClient {
           event.retry = Int(line.dropFirst(7))
         } else if line.hasPrefix("id: ") {
           event.id = Int(line.dropFirst(4))
+          event.cursor = String(line.dropFirst(4))
           isEvent = true
         } else if line.hasPrefix("event: ") {
           event.type = String(line.dropFirst(7))

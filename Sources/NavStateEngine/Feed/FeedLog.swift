@@ -98,8 +98,9 @@ package final class FeedLog: Sendable {
 
   private func append(_ item: FeedItem, to state: inout State) {
     if state.chunks.last.map({ $0.count >= chunkCapacity }) ?? true {
-      state.chunks.append(FeedChunk(capacity: chunkCapacity))
-      state.footprint += 64
+      let chunk = FeedChunk(capacity: chunkCapacity)
+      state.footprint += chunk.footprint
+      state.chunks.append(chunk)
     }
     let before = state.chunks[state.chunks.count - 1].footprint
     state.chunks[state.chunks.count - 1].append(item)
