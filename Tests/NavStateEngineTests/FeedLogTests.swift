@@ -34,7 +34,7 @@ import Testing
     // 1 and 2 are still open: a reader must not pass them.
     #expect(sequences(log).isEmpty)
     #expect(log.places.newest == 0)
-    log.abandon(first)
+    log.abandon(first, count: 2)
     #expect(sequences(log) == [3, 4])
     #expect(log.places.newest == 4)
   }
@@ -91,7 +91,8 @@ import Testing
     #expect(format.sequence(of: Substring(cursor)) == 42)
     #expect(FeedCursorFormat(node: "east-1", epoch: 0xAC).sequence(of: Substring(cursor)) == nil)
     #expect(FeedCursorFormat(node: "west", epoch: 0xAB).sequence(of: Substring(cursor)) == nil)
-    for text in ["", "east-1.000000ab-", "east-1.000000ab-x1", "east-1.ab-1", "east-1.000000ab-+1"] {
+    for text in ["", "east-1.000000ab-", "east-1.000000ab-x1", "east-1.ab-1", "east-1.000000ab-+1"]
+    {
       #expect(format.sequence(of: Substring(text)) == nil, "\(text)")
     }
     let longest = FeedCursorFormat(node: String(repeating: "n", count: 32), epoch: .max)
@@ -153,7 +154,9 @@ import Testing
     #expect(Timestamp(rfc3339: "1970-01-01T00:00:00Z")?.milliseconds == 0)
     #expect(Timestamp(rfc3339: "1970-01-01T01:00:00+01:00")?.milliseconds == 0)
     #expect(Timestamp(rfc3339: "2000-02-29T12:00:00.5Z")?.milliseconds == 951_825_600_500)
-    for bad in ["", "yesterday", "2026-13-01T00:00:00Z", "2026-11-27 00:00:00Z", "2026-11-27T00:00:00"] {
+    for bad in [
+      "", "yesterday", "2026-13-01T00:00:00Z", "2026-11-27 00:00:00Z", "2026-11-27T00:00:00",
+    ] {
       #expect(Timestamp(rfc3339: bad) == nil, "\(bad)")
     }
   }

@@ -61,7 +61,9 @@ struct FeedStreamTests {
     }
   }
 
-  @Test("the stream: id is the cursor, event the type; Last-Event-ID resumes; filters and formats apply")
+  @Test(
+    "the stream: id is the cursor, event the type; Last-Event-ID resumes; filters and formats apply"
+  )
   func stream() throws {
     let server = try FeedTests.app(.live)
     defer { server.stop() }
@@ -226,7 +228,9 @@ struct FeedStreamTests {
     #expect(acknowledged.allSatisfy { $0 > 5 }, "the load made changes: \(acknowledged)")
   }
 
-  @Test("a graceful restart keeps the feed whole (snapshots move its items to feed files), and numbering goes on")
+  @Test(
+    "a graceful restart keeps the feed whole (snapshots move its items to feed files), and numbering goes on"
+  )
   func gracefulRestart() throws {
     let folder = try Folder()
     defer { folder.remove() }

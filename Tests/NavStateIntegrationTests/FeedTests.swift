@@ -100,7 +100,9 @@ struct FeedTests {
     #expect(all.contains { $0["session"]?.stringValue == other.id })
   }
 
-  @Test("backend only: a session's token is 403 backend_only, none 401", arguments: TestBackend.allCases)
+  @Test(
+    "backend only: a session's token is 403 backend_only, none 401", arguments: TestBackend.allCases
+  )
   func backendOnly(backend: TestBackend) throws {
     let server = try Self.app(backend)
     defer { server.stop() }
@@ -126,7 +128,8 @@ struct FeedTests {
     defer { server.stop() }
     let session = try server.session()
     for id in 1...3 {
-      #expect(try session.call("push", ["route": "detail", "params": ["id": .int(id)]]).status == 200)
+      #expect(
+        try session.call("push", ["route": "detail", "params": ["id": .int(id)]]).status == 200)
     }
     let all = try Self.items(server)
     #expect(all.count == 8)
@@ -171,7 +174,8 @@ struct FeedTests {
       #expect(refused.code == "invalid_cursor")
     }
     for id in 1...30 {
-      #expect(try session.call("push", ["route": "detail", "params": ["id": .int(id)]]).status == 200)
+      #expect(
+        try session.call("push", ["route": "detail", "params": ["id": .int(id)]]).status == 200)
       #expect(try session.call("pop").status == 200)
     }
     // Retention 10: at least 10 kept, at most 20.
@@ -221,7 +225,8 @@ struct FeedTests {
       ["graph": "zumry", "context": ["authenticated": true, "plan": "secret-plan"]],
       token: Self.key)
     let start = try #require(try Self.feed(server, "?limit=1000").json["next"]?.stringValue)
-    #expect(try session.call("push", ["route": "checkout", "params": ["item": "book"]]).status == 200)
+    #expect(
+      try session.call("push", ["route": "checkout", "params": ["item": "book"]]).status == 200)
     let redirected = try Self.items(server, after: start)
     #expect(
       types(redirected) == ["navigation.redirected", "screen.left", "screen.viewed"],
@@ -263,7 +268,8 @@ struct FeedTests {
     #expect(!everything.contains("secret-plan"))
   }
 
-  @Test("a batch is named by its element that last changed the screen", arguments: TestBackend.allCases)
+  @Test(
+    "a batch is named by its element that last changed the screen", arguments: TestBackend.allCases)
   func batch(backend: TestBackend) throws {
     let server = try Self.app(backend)
     defer { server.stop() }
@@ -299,11 +305,14 @@ struct FeedTests {
         ["name": "home", "path": "/home", "next": ["card"]],
         [
           "name": "card", "path": "/card",
-          "params": ["number": ["type": "string", "sensitive": true], "label": ["type": "string"]],
+          "params": [
+            "number": ["type": "string", "sensitive": true], "label": ["type": "string"],
+          ],
         ],
       ],
     ]
-    #expect(try server.client.json("PUT", "/v1/graphs/bank", token: Self.key, body: graph).status == 201)
+    #expect(
+      try server.client.json("PUT", "/v1/graphs/bank", token: Self.key, body: graph).status == 201)
     let session = try server.session(["graph": "bank"])
     let start = try #require(try Self.feed(server, "?limit=1000").json["next"]?.stringValue)
     #expect(try session.call("push", ["route": "nowhere"]).status == 422)
@@ -327,7 +336,8 @@ struct FeedTests {
     #expect(!(try Self.feed(server, "?limit=1000").text.contains("4111111111111111")))
   }
 
-  @Test("a migration: session.migrated, and its screen's transition", arguments: TestBackend.allCases)
+  @Test(
+    "a migration: session.migrated, and its screen's transition", arguments: TestBackend.allCases)
   func migration(backend: TestBackend) throws {
     let server = try Self.app(backend)
     defer { server.stop() }
@@ -344,7 +354,9 @@ struct FeedTests {
         "migrate": ["removed": ["extra": .null]],
       ]
     }
-    #expect(try server.client.json("PUT", "/v1/graphs/flow", token: Self.key, body: graph(1)).status == 201)
+    #expect(
+      try server.client.json("PUT", "/v1/graphs/flow", token: Self.key, body: graph(1)).status
+        == 201)
     let session = try server.session(["graph": "flow"])
     #expect(try session.call("push", ["route": "extra"]).status == 200)
     let start = try #require(try Self.feed(server, "?limit=1000").json["next"]?.stringValue)
@@ -367,7 +379,8 @@ struct FeedTests {
     // Three sessions reach detail; one of them then settings; one goes to settings straight.
     for index in 0..<3 {
       let session = try server.session()
-      #expect(try session.call("push", ["route": "detail", "params": ["id": .int(index)]]).status == 200)
+      #expect(
+        try session.call("push", ["route": "detail", "params": ["id": .int(index)]]).status == 200)
       if index == 0 {
         #expect(try session.call("present", ["route": "settings", "style": "sheet"]).status == 200)
       }

@@ -130,7 +130,8 @@ struct FormatUpgradeTests {
       .max { Int($0.dropFirst(8)) ?? 0 < Int($1.dropFirst(8)) ?? 0 }
     #expect(
       try tags(of: path + "/" + (newest ?? "")) == [8, 9, 8, 9],
-      "changes are journaled with who made them (tag 8, issue 34), each with its feed items (tag 9)")
+      "changes are journaled with who made them (tag 8, issue 34), each with its feed items (tag 9)"
+    )
     let restarted = try ServerProcess(["--data-dir", path])
     defer { restarted.stop() }
     let back = TestSession(client: restarted.client, id: session.id, token: session.token)

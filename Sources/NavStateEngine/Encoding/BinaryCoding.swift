@@ -22,6 +22,13 @@ extension [UInt8] {
     append(UInt8(rest))
   }
 
+  /// Eight bytes, little-endian: quicker than a varint for numbers that are seldom small.
+  package mutating func appendFixed(_ value: UInt64) {
+    for shift in stride(from: 0, to: 64, by: 8) {
+      append(UInt8(truncatingIfNeeded: value >> UInt64(shift)))
+    }
+  }
+
   package mutating func appendVarint(_ value: Int) {
     appendVarint(UInt64(bitPattern: Int64(value << 1) ^ Int64(value >> 63)))
   }
@@ -83,6 +90,15 @@ package struct ByteReader {
     guard count >= 0, count <= bytes.count - offset else { return nil }
     defer { offset += count }
     return Array(bytes[offset..<offset + count])
+  }
+
+  /// Eight bytes, little-endian (what ``Swift/Array/appendFixed(_:)`` wrote).
+  package mutating func fixed() -> UInt64? {
+    guard bytes.count - offset >= 8 else { return nil }
+    var value: UInt64 = 0
+    for index in (0..<8).reversed() { value = value << 8 | UInt64(bytes[offset + index]) }
+    offset += 8
+    return value
   }
 
   package mutating func byte() -> UInt8? {

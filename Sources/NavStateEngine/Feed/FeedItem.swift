@@ -66,11 +66,11 @@ package struct FeedItem: Sendable, Equatable {
 extension FeedItem {
   /// The item in the journal's (and the feed's own) binary form.
   package func append(to bytes: inout [UInt8]) {
-    bytes.appendVarint(sequence)
+    bytes.appendFixed(sequence)
     bytes.append(kind.rawValue)
-    bytes.appendVarint(session.high)
-    bytes.appendVarint(session.low)
-    bytes.appendVarint(Int(at.milliseconds))
+    bytes.appendFixed(session.high)
+    bytes.appendFixed(session.low)
+    bytes.appendFixed(UInt64(bitPattern: at.milliseconds))
     bytes.appendBlob(graph)
     bytes.appendBlob(screen)
     bytes.appendVarint(UInt64(fields.count))
@@ -79,15 +79,16 @@ extension FeedItem {
 
   /// Reads what ``append(to:)`` wrote; nil for bytes cut short or damaged.
   package static func read(from reader: inout ByteReader) -> FeedItem? {
-    guard let sequence = reader.varint(), let rawKind = reader.byte(),
-      let kind = FeedKind(rawValue: rawKind), let high = reader.varint(),
-      let low = reader.varint(), let millis = reader.signed(), let graph = reader.string(),
+    guard let sequence = reader.fixed(), let rawKind = reader.byte(),
+      let kind = FeedKind(rawValue: rawKind), let high = reader.fixed(),
+      let low = reader.fixed(), let millis = reader.fixed(), let graph = reader.string(),
       let screen = reader.string(), let length = reader.count(),
       let fields = reader.bytes(length)
     else { return nil }
     var item = FeedItem(
       kind: kind, session: SessionID(high: high, low: low),
-      at: Timestamp(milliseconds: Int64(millis)), graph: graph, screen: screen, fields: fields)
+      at: Timestamp(milliseconds: Int64(bitPattern: millis)), graph: graph, screen: screen,
+      fields: fields)
     item.sequence = sequence
     return item
   }

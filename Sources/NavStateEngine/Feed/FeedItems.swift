@@ -27,12 +27,14 @@ package enum FeedItems {
     transition: () -> FeedTransition
   ) -> [FeedItem] {
     var items: [FeedItem] = []
+    items.reserveCapacity(2)
+    var fields = FeedFields()
     let graph = state.graph.name
     func add(_ kind: FeedKind, screen: String = "", _ write: (inout JSONWriter) -> Void) {
       items.append(
         FeedItem(
           kind: kind, session: session, at: at, graph: graph, screen: screen,
-          fields: members(write)))
+          fields: fields.members(write)))
     }
     for event in events {
       switch event.kind {
@@ -81,12 +83,14 @@ package enum FeedItems {
     let after = state.activeScreen
     guard after != before else { return items }
     if let before {
-      items.append(left(before, session: session, at: at, since: activeSince, graph: graph))
+      items.append(
+        left(before, session: session, at: at, since: activeSince, graph: graph, &fields))
     }
     if let after {
       items.append(
         viewed(
-          after, previous: before, transition: transition(), session: session, at: at, in: state))
+          after, previous: before, transition: transition(), session: session, at: at, in: state,
+          &fields))
     }
     return items
   }
@@ -97,10 +101,11 @@ package enum FeedItems {
   {
     let graph = state.graph.name
     let root = state.rootID.flatMap { state[$0]?.route } ?? ""
+    var fields = FeedFields()
     var items = [
       FeedItem(
         kind: .sessionStarted, session: session, at: at, graph: graph,
-        fields: members { writer in
+        fields: fields.members { writer in
           writer.key("graph")
           writer.string(graph)
           writer.key("graphVersion")
@@ -111,7 +116,9 @@ package enum FeedItems {
     ]
     if let active = state.activeScreen {
       items.append(
-        viewed(active, previous: nil, transition: .start, session: session, at: at, in: state))
+        viewed(
+          active, previous: nil, transition: .start, session: session, at: at, in: state,
+          &fields))
     }
     return items
   }
@@ -122,13 +129,15 @@ package enum FeedItems {
     graph: String, reason: SessionEndReason
   ) -> [FeedItem] {
     var items: [FeedItem] = []
+    var fields = FeedFields()
     if let before {
-      items.append(left(before, session: session, at: at, since: activeSince, graph: graph))
+      items.append(
+        left(before, session: session, at: at, since: activeSince, graph: graph, &fields))
     }
     items.append(
       FeedItem(
         kind: .sessionEnded, session: session, at: at, graph: graph,
-        fields: members { writer in
+        fields: fields.members { writer in
           writer.key("reason")
           writer.string(reason.rawValue)
         }))
@@ -136,15 +145,16 @@ package enum FeedItems {
   }
 
   private static func left(
-    _ screen: FeedScreen, session: SessionID, at: Timestamp, since: Timestamp, graph: String
+    _ screen: FeedScreen, session: SessionID, at: Timestamp, since: Timestamp, graph: String,
+    _ fields: inout FeedFields
   ) -> FeedItem {
     FeedItem(
       kind: .screenLeft, session: session, at: at, graph: graph, screen: screen.route,
-      fields: members { writer in
+      fields: fields.members { writer in
         writer.key("screen")
-        writer.string(screen.route)
+        writer.plainString(screen.route)
         writer.key("screenId")
-        writer.string(screen.id.description)
+        StateJSON.writeID(screen.id, into: &writer)
         writer.key("durationMs")
         writer.int(Int(max(0, at.milliseconds - since.milliseconds)))
       })
@@ -152,30 +162,30 @@ package enum FeedItems {
 
   private static func viewed(
     _ screen: FeedScreen, previous: FeedScreen?, transition: FeedTransition, session: SessionID,
-    at: Timestamp, in state: NavigationState
+    at: Timestamp, in state: NavigationState, _ fields: inout FeedFields
   ) -> FeedItem {
     let node = state[screen.id]
     return FeedItem(
       kind: .screenViewed, session: session, at: at, graph: state.graph.name,
       screen: screen.route,
-      fields: members { writer in
+      fields: fields.members { writer in
         writer.key("screen")
-        writer.string(screen.route)
+        writer.plainString(screen.route)
         writer.key("screenId")
-        writer.string(screen.id.description)
+        StateJSON.writeID(screen.id, into: &writer)
         writer.key("params")
         writeRedacted(node?.params ?? Params(), of: screen.route, in: state.graph, into: &writer)
         writer.key("presentation")
-        writer.string((node?.presentation ?? .root).rawValue)
+        writer.plainString((node?.presentation ?? .root).jsonName)
         writer.key("transition")
-        writer.string(transition.rawValue)
+        writer.plainString(transition.rawValue)
         writer.key("previous")
         if let previous {
           writer.beginObject()
           writer.key("screen")
-          writer.string(previous.route)
+          writer.plainString(previous.route)
           writer.key("screenId")
-          writer.string(previous.id.description)
+          StateJSON.writeID(previous.id, into: &writer)
           writer.endObject()
         } else {
           writer.null()
@@ -216,13 +226,22 @@ package enum FeedItems {
     return keys.sorted()
   }
 
+}
+
+/// Writes the fields of a change's items into one buffer, each item's copied out: one
+/// allocation an item.
+struct FeedFields: ~Copyable {
+  private var writer = JSONWriter(capacity: 1024)
+
+  init() { writer.beginArray() }
+
   /// An object's members as written by `write`, without its braces.
-  private static func members(_ write: (inout JSONWriter) -> Void) -> [UInt8] {
-    var writer = JSONWriter(capacity: 256)
+  mutating func members(_ write: (inout JSONWriter) -> Void) -> [UInt8] {
     writer.beginObject()
+    let start = writer.byteCount
     write(&writer)
+    let end = writer.byteCount
     writer.endObject()
-    let bytes = writer.bytes
-    return Array(bytes[1..<(bytes.count - 1)])
+    return writer.bytes(in: start..<end)
   }
 }

@@ -23,9 +23,10 @@ package final class FeedLog: Sendable {
   /// Held by the one thread that writes to the streams (``pump()``).
   private let pumping = Mutex(())
 
-  private struct Reservation {
+  /// Numbers settled before the ones below them: shown once those are.
+  private struct Settled {
     var count: Int
-    var items: [FeedItem]?
+    var items: [FeedItem]
   }
 
   package struct Subscriber: Sendable {
@@ -47,8 +48,8 @@ package final class FeedLog: Sendable {
     var visible: UInt64 = 0
     /// Every item up to this number was dropped for retention (or never kept).
     var droppedThrough: UInt64 = 0
-    /// Numbers handed out and not yet visible, by their first.
-    var open: [UInt64: Reservation] = [:]
+    /// Numbers settled out of turn, by their first.
+    var early: [UInt64: Settled] = [:]
     var subscribers: [Int: Subscriber] = [:]
     var lastSubscriber = 0
   }
@@ -66,7 +67,6 @@ package final class FeedLog: Sendable {
     state.withLock { state in
       let first = state.next
       state.next += UInt64(count)
-      state.open[first] = Reservation(count: count)
       return first
     }
   }
@@ -74,22 +74,27 @@ package final class FeedLog: Sendable {
   /// Items numbered from a reservation, now kept: shown once the numbers before them are.
   package func publish(_ items: [FeedItem]) {
     guard let first = items.first?.sequence else { return }
-    settle(first, items)
+    settle(first, Settled(count: items.count, items: items))
   }
 
-  /// A reservation whose change was not kept: its numbers are skipped.
-  package func abandon(_ first: UInt64) {
-    settle(first, [])
+  /// A reservation of `count` numbers from `first` whose change was not kept: skipped.
+  package func abandon(_ first: UInt64, count: Int) {
+    settle(first, Settled(count: count, items: []))
   }
 
-  private func settle(_ first: UInt64, _ items: [FeedItem]) {
+  private func settle(_ first: UInt64, _ settled: Settled) {
     let grown = state.withLock { state -> Int in
-      state.open[first]?.items = items
+      // Most changes settle in turn: no table then.
+      guard first == state.visible + 1 else {
+        state.early[first] = settled
+        return 0
+      }
       let before = state.footprint
-      while let reservation = state.open[state.visible + 1], let settled = reservation.items {
-        state.open[state.visible + 1] = nil
-        for item in settled { append(item, to: &state) }
-        state.visible += UInt64(reservation.count)
+      for item in settled.items { append(item, to: &state) }
+      state.visible += UInt64(settled.count)
+      while !state.early.isEmpty, let next = state.early.removeValue(forKey: state.visible + 1) {
+        for item in next.items { append(item, to: &state) }
+        state.visible += UInt64(next.count)
       }
       return state.footprint - before
     }

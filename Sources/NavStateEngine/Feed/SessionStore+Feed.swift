@@ -19,7 +19,7 @@ extension SessionStore {
 
   /// The change that made `items` was not kept: their numbers are skipped.
   package func giveUp(_ items: [FeedItem]) {
-    if let first = items.first?.sequence { feed.abandon(first) }
+    if let first = items.first?.sequence { feed.abandon(first, count: items.count) }
   }
 
   /// The feed's streams are sent what is new: a duty, every 10 ms while the feed is on.
