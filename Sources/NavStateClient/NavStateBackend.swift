@@ -153,16 +153,24 @@ public final class NavStateBackend: Sendable {
     var allowed = CharacterSet.urlPathAllowed
     allowed.remove(charactersIn: "/?#")
     let escaped = name.addingPercentEncoding(withAllowedCharacters: allowed) ?? name
+    return try await exchange(
+      dryRun ? .post : .put, "/v1/graphs/\(escaped)" + (dryRun ? "/dry-run" : ""), json: json,
+      operationID: dryRun ? "dryRunGraph" : "loadGraph")
+  }
+
+  /// A request sent with the backend's key, its body as it is; a problem answer throws.
+  func exchange(_ method: HTTPRequest.Method, _ path: String, json: Data?, operationID: String)
+    async throws(NavStateError) -> (status: Int, body: Data)
+  {
+    var fields: HTTPFields = [.accept: "application/json"]
+    if json != nil { fields[.contentType] = "application/json" }
     let request = HTTPRequest(
-      method: dryRun ? .post : .put, scheme: nil, authority: nil,
-      path: "/v1/graphs/\(escaped)" + (dryRun ? "/dry-run" : ""),
-      headerFields: [.contentType: "application/json", .accept: "application/json"])
-    let operationID = dryRun ? "dryRunGraph" : "loadGraph"
+      method: method, scheme: nil, authority: nil, path: path, headerFields: fields)
     let token = BearerToken(token: key)
     let transport = transport
     do {
       let (response, body) = try await ProblemsAsErrors().intercept(
-        request, body: HTTPBody(json), baseURL: serverURL, operationID: operationID
+        request, body: json.map { HTTPBody($0) }, baseURL: serverURL, operationID: operationID
       ) { request, body, url in
         try await token.intercept(request, body: body, baseURL: url, operationID: operationID) {
           request, body, url in
@@ -170,10 +178,23 @@ public final class NavStateBackend: Sendable {
         }
       }
       var bytes = Data()
-      if let body { bytes = try await Data(collecting: body, upTo: 1 << 22) }
+      if let body { bytes = try await Data(collecting: body, upTo: 1 << 24) }
       return (response.status.code, bytes)
     } catch {
       throw NavStateError.from(error)
     }
+  }
+
+  /// ``exchange(_:_:json:operationID:)`` for a call whose only success is 200.
+  func send(_ method: HTTPRequest.Method, _ path: String, json: Data?, operationID: String)
+    async throws(NavStateError) -> Data
+  {
+    let (status, body) = try await exchange(method, path, json: json, operationID: operationID)
+    guard status == 200 else {
+      throw NavStateError(
+        status: status, code: .unexpectedResponse,
+        detail: String(decoding: body.prefix(200), as: UTF8.self))
+    }
+    return body
   }
 }

@@ -85,6 +85,9 @@ public struct NavStateError: Error, Sendable, Equatable, CustomStringConvertible
     // no longer keeps (410), a replay body line that is no recording's (400).
     public static let invalidVersion = Code(rawValue: "invalid_version")
     public static let historyExpired = Code(rawValue: "history_expired")
+    /// The backend feed: a cursor this server never issued, or one older than what it keeps.
+    public static let invalidCursor = Code(rawValue: "invalid_cursor")
+    public static let cursorExpired = Code(rawValue: "cursor_expired")
     public static let invalidRecording = Code(rawValue: "invalid_recording")
     // 422: the request cannot mean anything in the graph.
     public static let invalidRequest = Code(rawValue: "invalid_request")
@@ -151,7 +154,7 @@ public struct NavStateError: Error, Sendable, Equatable, CustomStringConvertible
       .noTabContainer, .cannotReplaceTab, .targetNotFree, .coordinatorStopped, .cannotTearDownRoot,
       .cannotTearDownTab, .leaveBlocked, .requirementNotMet, .backendOnly, .backendKeyRequired,
       .invalidContext, .contextTooLarge, .invalidGraph, .graphVersionExists, .invalidVersion,
-      .historyExpired, .invalidRecording, .invalidRequest,
+      .historyExpired, .invalidCursor, .cursorExpired, .invalidRecording, .invalidRequest,
       .unknownRoute, .invalidParams, .routeNotAllowed,
       .presentationNotAllowed, .notARootRoute, .coordinatorLimit, .noSuchTab, .invalidPath,
       .invalidURL, .noRouteForURL, .unknownGraph, .unknownCoordinator, .sessionNotFound, .notFound,

@@ -7,6 +7,24 @@ import struct Foundation.Date
 extension Components {
     /// Types generated from the `#/components/parameters` section of the OpenAPI document.
     internal enum Parameters {
+        /// A cursor (an item's `id`, or a page's `next`): start after it. Without it, the oldest item kept comes first.
+        ///
+        /// - Remark: Generated from `#/components/parameters/feedAfter`.
+        internal typealias FeedAfter = Swift.String
+        /// Only items of these types, separated by commas (e.g. `screen.viewed,session.ended`).
+        ///
+        /// - Remark: Generated from `#/components/parameters/feedTypes`.
+        internal typealias FeedTypes = Swift.String
+        /// Only the items of this session.
+        ///
+        /// - Remark: Generated from `#/components/parameters/feedSession`.
+        internal typealias FeedSession = Swift.String
+        /// Each item as a CloudEvents 1.0 JSON object.
+        ///
+        /// - Remark: Generated from `#/components/parameters/feedFormat`.
+        internal enum FeedFormat: String, Codable, Hashable, Sendable, CaseIterable {
+            case cloudevents = "cloudevents"
+        }
         /// The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
         ///
         /// - Remark: Generated from `#/components/parameters/sid`.

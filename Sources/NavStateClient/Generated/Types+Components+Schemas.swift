@@ -2828,6 +2828,386 @@ extension Components {
                 ])
             }
         }
+        /// - Remark: Generated from `#/components/schemas/FeedPage`.
+        internal struct FeedPage: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/FeedPage/events`.
+            internal var events: [Components.Schemas.FeedItem]
+            /// The cursor to pass as `after` next time.
+            ///
+            /// - Remark: Generated from `#/components/schemas/FeedPage/next`.
+            internal var next: Swift.String
+            /// Creates a new `FeedPage`.
+            ///
+            /// - Parameters:
+            ///   - events:
+            ///   - next: The cursor to pass as `after` next time.
+            internal init(
+                events: [Components.Schemas.FeedItem],
+                next: Swift.String
+            ) {
+                self.events = events
+                self.next = next
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case events
+                case next
+            }
+        }
+        /// `{id, type, session, at, ...}` with the fields of its type; with `format=cloudevents`, a CloudEvents 1.0 object (`specversion`, `id`, `source`, `type: dev.navstate.<type>`, `subject`: the session, `time`, `datacontenttype`, and `data` holding the item's own fields).
+        ///
+        /// - Remark: Generated from `#/components/schemas/FeedItem`.
+        internal struct FeedItem: Codable, Hashable, Sendable {
+            /// The item's cursor.
+            ///
+            /// - Remark: Generated from `#/components/schemas/FeedItem/id`.
+            internal var id: Swift.String?
+            /// session.started {graph, graphVersion, root}, session.ended {reason}, screen.viewed {screen, screenId, params, presentation, transition, previous, graphVersion}, screen.left {screen, screenId, durationMs}, navigation.redirected {route, redirect}, pending.applied {route}, pending.dropped {route, reason}, context.changed {keys}, session.migrated {from, to}, session.restored {from}; or dev.navstate.<type> with format=cloudevents.
+            ///
+            /// - Remark: Generated from `#/components/schemas/FeedItem/type`.
+            internal var _type: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/FeedItem/session`.
+            internal var session: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/FeedItem/at`.
+            internal var at: Foundation.Date?
+            /// - Remark: Generated from `#/components/schemas/FeedItem/specversion`.
+            internal var specversion: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/FeedItem/subject`.
+            internal var subject: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/FeedItem/source`.
+            internal var source: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/FeedItem/time`.
+            internal var time: Foundation.Date?
+            /// - Remark: Generated from `#/components/schemas/FeedItem/datacontenttype`.
+            internal var datacontenttype: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/FeedItem/data`.
+            internal struct DataPayload: Codable, Hashable, Sendable {
+                /// A container of undocumented properties.
+                internal var additionalProperties: OpenAPIRuntime.OpenAPIObjectContainer
+                /// Creates a new `DataPayload`.
+                ///
+                /// - Parameters:
+                ///   - additionalProperties: A container of undocumented properties.
+                internal init(additionalProperties: OpenAPIRuntime.OpenAPIObjectContainer = .init()) {
+                    self.additionalProperties = additionalProperties
+                }
+                internal init(from decoder: any Swift.Decoder) throws {
+                    additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [])
+                }
+                internal func encode(to encoder: any Swift.Encoder) throws {
+                    try encoder.encodeAdditionalProperties(additionalProperties)
+                }
+            }
+            /// - Remark: Generated from `#/components/schemas/FeedItem/data`.
+            internal var data: Components.Schemas.FeedItem.DataPayload?
+            /// A container of undocumented properties.
+            internal var additionalProperties: OpenAPIRuntime.OpenAPIObjectContainer
+            /// Creates a new `FeedItem`.
+            ///
+            /// - Parameters:
+            ///   - id: The item's cursor.
+            ///   - _type: session.started {graph, graphVersion, root}, session.ended {reason}, screen.viewed {screen, screenId, params, presentation, transition, previous, graphVersion}, screen.left {screen, screenId, durationMs}, navigation.redirected {route, redirect}, pending.applied {route}, pending.dropped {route, reason}, context.changed {keys}, session.migrated {from, to}, session.restored {from}; or dev.navstate.<type> with format=cloudevents.
+            ///   - session:
+            ///   - at:
+            ///   - specversion:
+            ///   - subject:
+            ///   - source:
+            ///   - time:
+            ///   - datacontenttype:
+            ///   - data:
+            ///   - additionalProperties: A container of undocumented properties.
+            internal init(
+                id: Swift.String? = nil,
+                _type: Swift.String? = nil,
+                session: Swift.String? = nil,
+                at: Foundation.Date? = nil,
+                specversion: Swift.String? = nil,
+                subject: Swift.String? = nil,
+                source: Swift.String? = nil,
+                time: Foundation.Date? = nil,
+                datacontenttype: Swift.String? = nil,
+                data: Components.Schemas.FeedItem.DataPayload? = nil,
+                additionalProperties: OpenAPIRuntime.OpenAPIObjectContainer = .init()
+            ) {
+                self.id = id
+                self._type = _type
+                self.session = session
+                self.at = at
+                self.specversion = specversion
+                self.subject = subject
+                self.source = source
+                self.time = time
+                self.datacontenttype = datacontenttype
+                self.data = data
+                self.additionalProperties = additionalProperties
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case id
+                case _type = "type"
+                case session
+                case at
+                case specversion
+                case subject
+                case source
+                case time
+                case datacontenttype
+                case data
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.id = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .id
+                )
+                self._type = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: ._type
+                )
+                self.session = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .session
+                )
+                self.at = try container.decodeIfPresent(
+                    Foundation.Date.self,
+                    forKey: .at
+                )
+                self.specversion = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .specversion
+                )
+                self.subject = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .subject
+                )
+                self.source = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .source
+                )
+                self.time = try container.decodeIfPresent(
+                    Foundation.Date.self,
+                    forKey: .time
+                )
+                self.datacontenttype = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .datacontenttype
+                )
+                self.data = try container.decodeIfPresent(
+                    Components.Schemas.FeedItem.DataPayload.self,
+                    forKey: .data
+                )
+                additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [
+                    "id",
+                    "type",
+                    "session",
+                    "at",
+                    "specversion",
+                    "subject",
+                    "source",
+                    "time",
+                    "datacontenttype",
+                    "data"
+                ])
+            }
+            internal func encode(to encoder: any Swift.Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encodeIfPresent(
+                    self.id,
+                    forKey: .id
+                )
+                try container.encodeIfPresent(
+                    self._type,
+                    forKey: ._type
+                )
+                try container.encodeIfPresent(
+                    self.session,
+                    forKey: .session
+                )
+                try container.encodeIfPresent(
+                    self.at,
+                    forKey: .at
+                )
+                try container.encodeIfPresent(
+                    self.specversion,
+                    forKey: .specversion
+                )
+                try container.encodeIfPresent(
+                    self.subject,
+                    forKey: .subject
+                )
+                try container.encodeIfPresent(
+                    self.source,
+                    forKey: .source
+                )
+                try container.encodeIfPresent(
+                    self.time,
+                    forKey: .time
+                )
+                try container.encodeIfPresent(
+                    self.datacontenttype,
+                    forKey: .datacontenttype
+                )
+                try container.encodeIfPresent(
+                    self.data,
+                    forKey: .data
+                )
+                try encoder.encodeAdditionalProperties(additionalProperties)
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/FunnelRequest`.
+        internal struct FunnelRequest: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/FunnelRequest/graph`.
+            internal var graph: Swift.String
+            /// - Remark: Generated from `#/components/schemas/FunnelRequest/steps`.
+            internal var steps: [Swift.String]
+            /// - Remark: Generated from `#/components/schemas/FunnelRequest/withinSeconds`.
+            internal var withinSeconds: Swift.Double?
+            /// - Remark: Generated from `#/components/schemas/FunnelRequest/since`.
+            internal var since: Foundation.Date?
+            /// - Remark: Generated from `#/components/schemas/FunnelRequest/until`.
+            internal var until: Foundation.Date?
+            /// Creates a new `FunnelRequest`.
+            ///
+            /// - Parameters:
+            ///   - graph:
+            ///   - steps:
+            ///   - withinSeconds:
+            ///   - since:
+            ///   - until:
+            internal init(
+                graph: Swift.String,
+                steps: [Swift.String],
+                withinSeconds: Swift.Double? = nil,
+                since: Foundation.Date? = nil,
+                until: Foundation.Date? = nil
+            ) {
+                self.graph = graph
+                self.steps = steps
+                self.withinSeconds = withinSeconds
+                self.since = since
+                self.until = until
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case graph
+                case steps
+                case withinSeconds
+                case since
+                case until
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.graph = try container.decode(
+                    Swift.String.self,
+                    forKey: .graph
+                )
+                self.steps = try container.decode(
+                    [Swift.String].self,
+                    forKey: .steps
+                )
+                self.withinSeconds = try container.decodeIfPresent(
+                    Swift.Double.self,
+                    forKey: .withinSeconds
+                )
+                self.since = try container.decodeIfPresent(
+                    Foundation.Date.self,
+                    forKey: .since
+                )
+                self.until = try container.decodeIfPresent(
+                    Foundation.Date.self,
+                    forKey: .until
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "graph",
+                    "steps",
+                    "withinSeconds",
+                    "since",
+                    "until"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/FunnelReport`.
+        internal struct FunnelReport: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/FunnelReport/StepsPayload`.
+            internal struct StepsPayloadPayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/FunnelReport/StepsPayload/route`.
+                internal var route: Swift.String
+                /// - Remark: Generated from `#/components/schemas/FunnelReport/StepsPayload/sessions`.
+                internal var sessions: Swift.Int
+                /// - Remark: Generated from `#/components/schemas/FunnelReport/StepsPayload/medianSecondsFromPrevious`.
+                internal var medianSecondsFromPrevious: Swift.Double?
+                /// Creates a new `StepsPayloadPayload`.
+                ///
+                /// - Parameters:
+                ///   - route:
+                ///   - sessions:
+                ///   - medianSecondsFromPrevious:
+                internal init(
+                    route: Swift.String,
+                    sessions: Swift.Int,
+                    medianSecondsFromPrevious: Swift.Double? = nil
+                ) {
+                    self.route = route
+                    self.sessions = sessions
+                    self.medianSecondsFromPrevious = medianSecondsFromPrevious
+                }
+                internal enum CodingKeys: String, CodingKey {
+                    case route
+                    case sessions
+                    case medianSecondsFromPrevious
+                }
+            }
+            /// - Remark: Generated from `#/components/schemas/FunnelReport/steps`.
+            internal typealias StepsPayload = [Components.Schemas.FunnelReport.StepsPayloadPayload]
+            /// - Remark: Generated from `#/components/schemas/FunnelReport/steps`.
+            internal var steps: Components.Schemas.FunnelReport.StepsPayload
+            /// - Remark: Generated from `#/components/schemas/FunnelReport/ExitsPayload`.
+            internal struct ExitsPayloadPayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/FunnelReport/ExitsPayload/after`.
+                internal var after: Swift.String
+                /// - Remark: Generated from `#/components/schemas/FunnelReport/ExitsPayload/to`.
+                internal var to: Swift.String?
+                /// - Remark: Generated from `#/components/schemas/FunnelReport/ExitsPayload/sessions`.
+                internal var sessions: Swift.Int
+                /// Creates a new `ExitsPayloadPayload`.
+                ///
+                /// - Parameters:
+                ///   - after:
+                ///   - to:
+                ///   - sessions:
+                internal init(
+                    after: Swift.String,
+                    to: Swift.String? = nil,
+                    sessions: Swift.Int
+                ) {
+                    self.after = after
+                    self.to = to
+                    self.sessions = sessions
+                }
+                internal enum CodingKeys: String, CodingKey {
+                    case after
+                    case to
+                    case sessions
+                }
+            }
+            /// - Remark: Generated from `#/components/schemas/FunnelReport/exits`.
+            internal typealias ExitsPayload = [Components.Schemas.FunnelReport.ExitsPayloadPayload]
+            /// - Remark: Generated from `#/components/schemas/FunnelReport/exits`.
+            internal var exits: Components.Schemas.FunnelReport.ExitsPayload
+            /// Creates a new `FunnelReport`.
+            ///
+            /// - Parameters:
+            ///   - steps:
+            ///   - exits:
+            internal init(
+                steps: Components.Schemas.FunnelReport.StepsPayload,
+                exits: Components.Schemas.FunnelReport.ExitsPayload
+            ) {
+                self.steps = steps
+                self.exits = exits
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case steps
+                case exits
+            }
+        }
         /// - Remark: Generated from `#/components/schemas/ReplayReport`.
         internal struct ReplayReport: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/ReplayReport/graph`.

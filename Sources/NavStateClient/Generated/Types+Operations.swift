@@ -10409,4 +10409,883 @@ internal enum Operations {
             }
         }
     }
+    /// The backend feed, a page at a time (backend only)
+    ///
+    /// Every session's navigation as one ordered list of items, in the order the server applied them (within a session, by version): `session.started`, `screen.viewed` (with `transition` and `previous`), `screen.left` (with `durationMs`), `navigation.redirected`, `pending.applied`, `pending.dropped`, `context.changed` (key names, never values), `session.migrated`, `session.restored` and `session.ended`. Sensitive params are `[redacted]`. Each item is `{id, type, session, at, ...}`; `id` is its cursor. Without `after` the page starts at the oldest item kept; `next` is the cursor to pass as `after` next time (at the end of the feed, the newest place, to wait from). The feed keeps the last `--feed-retention` items (at least that many, at most twice). With `--data-dir` it outlives restarts and crashes: a reader going on from any cursor gets every item of every acknowledged change, once, in order, and none of a refused one. In a cluster each node serves the feed of the sessions it holds, and its cursors begin with its name.
+    ///
+    /// - Remark: HTTP `GET /v1/feed`.
+    /// - Remark: Generated from `#/paths//v1/feed/get(getFeed)`.
+    internal enum GetFeed {
+        internal static let id: Swift.String = "getFeed"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/feed/GET/query`.
+            internal struct Query: Sendable, Hashable {
+                /// A cursor (an item's `id`, or a page's `next`): start after it. Without it, the oldest item kept comes first.
+                ///
+                /// - Remark: Generated from `#/paths/v1/feed/GET/query/after`.
+                internal var after: Components.Parameters.FeedAfter?
+                /// - Remark: Generated from `#/paths/v1/feed/GET/query/limit`.
+                internal var limit: Swift.Int?
+                /// Only items of these types, separated by commas (e.g. `screen.viewed,session.ended`).
+                ///
+                /// - Remark: Generated from `#/paths/v1/feed/GET/query/types`.
+                internal var types: Components.Parameters.FeedTypes?
+                /// Only the items of this session.
+                ///
+                /// - Remark: Generated from `#/paths/v1/feed/GET/query/session`.
+                internal var session: Components.Parameters.FeedSession?
+                /// - Remark: Generated from `#/components/parameters/feedFormat`.
+                internal enum FeedFormat: String, Codable, Hashable, Sendable, CaseIterable {
+                    case cloudevents = "cloudevents"
+                }
+                /// Each item as a CloudEvents 1.0 JSON object.
+                ///
+                /// - Remark: Generated from `#/paths/v1/feed/GET/query/format`.
+                internal var format: Components.Parameters.FeedFormat?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - after: A cursor (an item's `id`, or a page's `next`): start after it. Without it, the oldest item kept comes first.
+                ///   - limit:
+                ///   - types: Only items of these types, separated by commas (e.g. `screen.viewed,session.ended`).
+                ///   - session: Only the items of this session.
+                ///   - format: Each item as a CloudEvents 1.0 JSON object.
+                internal init(
+                    after: Components.Parameters.FeedAfter? = nil,
+                    limit: Swift.Int? = nil,
+                    types: Components.Parameters.FeedTypes? = nil,
+                    session: Components.Parameters.FeedSession? = nil,
+                    format: Components.Parameters.FeedFormat? = nil
+                ) {
+                    self.after = after
+                    self.limit = limit
+                    self.types = types
+                    self.session = session
+                    self.format = format
+                }
+            }
+            internal var query: Operations.GetFeed.Input.Query
+            /// - Remark: Generated from `#/paths/v1/feed/GET/header`.
+            internal struct Headers: Sendable, Hashable {
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetFeed.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                internal init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetFeed.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            internal var headers: Operations.GetFeed.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - query:
+            ///   - headers:
+            internal init(
+                query: Operations.GetFeed.Input.Query = .init(),
+                headers: Operations.GetFeed.Input.Headers = .init()
+            ) {
+                self.query = query
+                self.headers = headers
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            internal struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/feed/GET/responses/200/content`.
+                internal enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/feed/GET/responses/200/content/application\/json`.
+                    case json(Components.Schemas.FeedPage)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    internal var json: Components.Schemas.FeedPage {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                internal var body: Operations.GetFeed.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                internal init(body: Operations.GetFeed.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// A page of items.
+            ///
+            /// - Remark: Generated from `#/paths//v1/feed/get(getFeed)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.GetFeed.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            internal var ok: Operations.GetFeed.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// A cursor this server never issued (invalid_cursor), or a query that is wrong (invalid_query: limit, types, session or format).
+            ///
+            /// - Remark: Generated from `#/paths//v1/feed/get(getFeed)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.FeedBadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.FeedBadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Unauthorized: no bearer token (unauthorized) or one that is not 43 base64url characters (invalid_token). A well-formed but wrong token answers 404 like an unknown session. With `--session-creation backend`, a creation without a backend key (backend_key_required). Codes: unauthorized, invalid_token, backend_key_required.
+            ///
+            /// - Remark: Generated from `#/paths//v1/feed/get(getFeed)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Only the app's backend may do this (load a graph, set a session's context): the bearer token is not one of its keys. Code: backend_only.
+            ///
+            /// - Remark: Generated from `#/paths//v1/feed/get(getFeed)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.BackendOnly)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.BackendOnly {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The feed no longer keeps the items after this cursor: go on from `oldest`, a cursor to start from. Code: cursor_expired.
+            ///
+            /// - Remark: Generated from `#/paths//v1/feed/get(getFeed)/responses/410`.
+            ///
+            /// HTTP response code: `410 gone`.
+            case gone(Components.Responses.CursorExpired)
+            /// The associated value of the enum case if `self` is `.gone`.
+            ///
+            /// - Throws: An error if `self` is not `.gone`.
+            /// - SeeAlso: `.gone`.
+            internal var gone: Components.Responses.CursorExpired {
+                get throws {
+                    switch self {
+                    case let .gone(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gone",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case applicationProblemJson
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .json,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// The backend feed as Server-Sent Events (backend only)
+    ///
+    /// The items of `GET /v1/feed` after `Last-Event-ID` (else after `after`, else from the oldest kept), then live ones: `id: <cursor>`, `event: <type>` (`dev.navstate.<type>` with `format=cloudevents`), `data: <item JSON>`, and a `: heartbeat` comment every 15 s. A reader slower than the writers is sent more as it reads, never dropped; one that falls behind what the feed keeps is ended (its next request is 410 `cursor_expired`).
+    ///
+    /// - Remark: HTTP `GET /v1/feed/stream`.
+    /// - Remark: Generated from `#/paths//v1/feed/stream/get(streamFeed)`.
+    internal enum StreamFeed {
+        internal static let id: Swift.String = "streamFeed"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/feed/stream/GET/query`.
+            internal struct Query: Sendable, Hashable {
+                /// A cursor (an item's `id`, or a page's `next`): start after it. Without it, the oldest item kept comes first.
+                ///
+                /// - Remark: Generated from `#/paths/v1/feed/stream/GET/query/after`.
+                internal var after: Components.Parameters.FeedAfter?
+                /// Only items of these types, separated by commas (e.g. `screen.viewed,session.ended`).
+                ///
+                /// - Remark: Generated from `#/paths/v1/feed/stream/GET/query/types`.
+                internal var types: Components.Parameters.FeedTypes?
+                /// Only the items of this session.
+                ///
+                /// - Remark: Generated from `#/paths/v1/feed/stream/GET/query/session`.
+                internal var session: Components.Parameters.FeedSession?
+                /// - Remark: Generated from `#/components/parameters/feedFormat`.
+                internal enum FeedFormat: String, Codable, Hashable, Sendable, CaseIterable {
+                    case cloudevents = "cloudevents"
+                }
+                /// Each item as a CloudEvents 1.0 JSON object.
+                ///
+                /// - Remark: Generated from `#/paths/v1/feed/stream/GET/query/format`.
+                internal var format: Components.Parameters.FeedFormat?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - after: A cursor (an item's `id`, or a page's `next`): start after it. Without it, the oldest item kept comes first.
+                ///   - types: Only items of these types, separated by commas (e.g. `screen.viewed,session.ended`).
+                ///   - session: Only the items of this session.
+                ///   - format: Each item as a CloudEvents 1.0 JSON object.
+                internal init(
+                    after: Components.Parameters.FeedAfter? = nil,
+                    types: Components.Parameters.FeedTypes? = nil,
+                    session: Components.Parameters.FeedSession? = nil,
+                    format: Components.Parameters.FeedFormat? = nil
+                ) {
+                    self.after = after
+                    self.types = types
+                    self.session = session
+                    self.format = format
+                }
+            }
+            internal var query: Operations.StreamFeed.Input.Query
+            /// - Remark: Generated from `#/paths/v1/feed/stream/GET/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// Resume after this cursor (it wins over `after`).
+                ///
+                /// - Remark: Generated from `#/paths/v1/feed/stream/GET/header/Last-Event-ID`.
+                internal var lastEventID: Swift.String?
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.StreamFeed.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - lastEventID: Resume after this cursor (it wins over `after`).
+                ///   - accept:
+                internal init(
+                    lastEventID: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.StreamFeed.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.lastEventID = lastEventID
+                    self.accept = accept
+                }
+            }
+            internal var headers: Operations.StreamFeed.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - query:
+            ///   - headers:
+            internal init(
+                query: Operations.StreamFeed.Input.Query = .init(),
+                headers: Operations.StreamFeed.Input.Headers = .init()
+            ) {
+                self.query = query
+                self.headers = headers
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            internal struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/feed/stream/GET/responses/200/content`.
+                internal enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/feed/stream/GET/responses/200/content/text\/event-stream`.
+                    case textEventStream(OpenAPIRuntime.HTTPBody)
+                    /// The associated value of the enum case if `self` is `.textEventStream`.
+                    ///
+                    /// - Throws: An error if `self` is not `.textEventStream`.
+                    /// - SeeAlso: `.textEventStream`.
+                    internal var textEventStream: OpenAPIRuntime.HTTPBody {
+                        get throws {
+                            switch self {
+                            case let .textEventStream(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                internal var body: Operations.StreamFeed.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                internal init(body: Operations.StreamFeed.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// The stream.
+            ///
+            /// - Remark: Generated from `#/paths//v1/feed/stream/get(streamFeed)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.StreamFeed.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            internal var ok: Operations.StreamFeed.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// A cursor this server never issued (invalid_cursor), or a query that is wrong (invalid_query: limit, types, session or format).
+            ///
+            /// - Remark: Generated from `#/paths//v1/feed/stream/get(streamFeed)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.FeedBadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.FeedBadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Unauthorized: no bearer token (unauthorized) or one that is not 43 base64url characters (invalid_token). A well-formed but wrong token answers 404 like an unknown session. With `--session-creation backend`, a creation without a backend key (backend_key_required). Codes: unauthorized, invalid_token, backend_key_required.
+            ///
+            /// - Remark: Generated from `#/paths//v1/feed/stream/get(streamFeed)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Only the app's backend may do this (load a graph, set a session's context): the bearer token is not one of its keys. Code: backend_only.
+            ///
+            /// - Remark: Generated from `#/paths//v1/feed/stream/get(streamFeed)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.BackendOnly)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.BackendOnly {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The feed no longer keeps the items after this cursor: go on from `oldest`, a cursor to start from. Code: cursor_expired.
+            ///
+            /// - Remark: Generated from `#/paths//v1/feed/stream/get(streamFeed)/responses/410`.
+            ///
+            /// HTTP response code: `410 gone`.
+            case gone(Components.Responses.CursorExpired)
+            /// The associated value of the enum case if `self` is `.gone`.
+            ///
+            /// - Throws: An error if `self` is not `.gone`.
+            /// - SeeAlso: `.gone`.
+            internal var gone: Components.Responses.CursorExpired {
+                get throws {
+                    switch self {
+                    case let .gone(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gone",
+                            response: self
+                        )
+                    }
+                }
+            }
+            internal struct TooManyRequests: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/feed/stream/GET/responses/429/content`.
+                internal enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/feed/stream/GET/responses/429/content/application\/problem+json`.
+                    case applicationProblemJson(Components.Schemas.Problem)
+                    /// The associated value of the enum case if `self` is `.applicationProblemJson`.
+                    ///
+                    /// - Throws: An error if `self` is not `.applicationProblemJson`.
+                    /// - SeeAlso: `.applicationProblemJson`.
+                    internal var applicationProblemJson: Components.Schemas.Problem {
+                        get throws {
+                            switch self {
+                            case let .applicationProblemJson(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                internal var body: Operations.StreamFeed.Output.TooManyRequests.Body
+                /// Creates a new `TooManyRequests`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                internal init(body: Operations.StreamFeed.Output.TooManyRequests.Body) {
+                    self.body = body
+                }
+            }
+            /// This client address holds --max-streams-per-ip streams already. Code: too_many_streams_for_client.
+            ///
+            /// - Remark: Generated from `#/paths//v1/feed/stream/get(streamFeed)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Operations.StreamFeed.Output.TooManyRequests)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            internal var tooManyRequests: Operations.StreamFeed.Output.TooManyRequests {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            internal struct ServiceUnavailable: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/feed/stream/GET/responses/503/content`.
+                internal enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/feed/stream/GET/responses/503/content/application\/problem+json`.
+                    case applicationProblemJson(Components.Schemas.Problem)
+                    /// The associated value of the enum case if `self` is `.applicationProblemJson`.
+                    ///
+                    /// - Throws: An error if `self` is not `.applicationProblemJson`.
+                    /// - SeeAlso: `.applicationProblemJson`.
+                    internal var applicationProblemJson: Components.Schemas.Problem {
+                        get throws {
+                            switch self {
+                            case let .applicationProblemJson(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                internal var body: Operations.StreamFeed.Output.ServiceUnavailable.Body
+                /// Creates a new `ServiceUnavailable`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                internal init(body: Operations.StreamFeed.Output.ServiceUnavailable.Body) {
+                    self.body = body
+                }
+            }
+            /// The memory budget has no room for another stream. Code: memory_exhausted.
+            ///
+            /// - Remark: Generated from `#/paths//v1/feed/stream/get(streamFeed)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Operations.StreamFeed.Output.ServiceUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Operations.StreamFeed.Output.ServiceUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case textEventStream
+            case applicationProblemJson
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "text/event-stream":
+                    self = .textEventStream
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .textEventStream:
+                    return "text/event-stream"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .textEventStream,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// A funnel over the feed's kept screen views (backend only)
+    ///
+    /// Counts the sessions on `graph` that viewed `steps[0]` and then each later step in order within `withinSeconds` of their first step (default 1800), over the `screen.viewed` items the feed keeps between `since` and `until`. For each step: how many sessions reached it and the median seconds from the step before (null for the first). `exits` lists, for sessions that reached a step but not the next, the screen they viewed next instead (`to` null when they viewed nothing else), most sessions first, at most 10 per step.
+    ///
+    /// - Remark: HTTP `POST /v1/analytics/funnel`.
+    /// - Remark: Generated from `#/paths//v1/analytics/funnel/post(funnel)`.
+    internal enum Funnel {
+        internal static let id: Swift.String = "funnel"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/analytics/funnel/POST/header`.
+            internal struct Headers: Sendable, Hashable {
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.Funnel.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                internal init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.Funnel.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            internal var headers: Operations.Funnel.Input.Headers
+            /// - Remark: Generated from `#/paths/v1/analytics/funnel/POST/requestBody`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/analytics/funnel/POST/requestBody/content/application\/json`.
+                case json(Components.Schemas.FunnelRequest)
+            }
+            internal var body: Operations.Funnel.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            ///   - body:
+            internal init(
+                headers: Operations.Funnel.Input.Headers = .init(),
+                body: Operations.Funnel.Input.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            internal struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/analytics/funnel/POST/responses/200/content`.
+                internal enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/analytics/funnel/POST/responses/200/content/application\/json`.
+                    case json(Components.Schemas.FunnelReport)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    internal var json: Components.Schemas.FunnelReport {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                internal var body: Operations.Funnel.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                internal init(body: Operations.Funnel.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// The funnel.
+            ///
+            /// - Remark: Generated from `#/paths//v1/analytics/funnel/post(funnel)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.Funnel.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            internal var ok: Operations.Funnel.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            internal struct BadRequest: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/analytics/funnel/POST/responses/400/content`.
+                internal enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/analytics/funnel/POST/responses/400/content/application\/problem+json`.
+                    case applicationProblemJson(Components.Schemas.Problem)
+                    /// The associated value of the enum case if `self` is `.applicationProblemJson`.
+                    ///
+                    /// - Throws: An error if `self` is not `.applicationProblemJson`.
+                    /// - SeeAlso: `.applicationProblemJson`.
+                    internal var applicationProblemJson: Components.Schemas.Problem {
+                        get throws {
+                            switch self {
+                            case let .applicationProblemJson(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                internal var body: Operations.Funnel.Output.BadRequest.Body
+                /// Creates a new `BadRequest`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                internal init(body: Operations.Funnel.Output.BadRequest.Body) {
+                    self.body = body
+                }
+            }
+            /// The body is not a funnel (invalid_request), or not JSON (malformed_json).
+            ///
+            /// - Remark: Generated from `#/paths//v1/analytics/funnel/post(funnel)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Operations.Funnel.Output.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Operations.Funnel.Output.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Unauthorized: no bearer token (unauthorized) or one that is not 43 base64url characters (invalid_token). A well-formed but wrong token answers 404 like an unknown session. With `--session-creation backend`, a creation without a backend key (backend_key_required). Codes: unauthorized, invalid_token, backend_key_required.
+            ///
+            /// - Remark: Generated from `#/paths//v1/analytics/funnel/post(funnel)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Only the app's backend may do this (load a graph, set a session's context): the bearer token is not one of its keys. Code: backend_only.
+            ///
+            /// - Remark: Generated from `#/paths//v1/analytics/funnel/post(funnel)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.BackendOnly)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.BackendOnly {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Unsupported media type. Codes: unsupported_media_type.
+            ///
+            /// - Remark: Generated from `#/paths//v1/analytics/funnel/post(funnel)/responses/415`.
+            ///
+            /// HTTP response code: `415 unsupportedMediaType`.
+            case unsupportedMediaType(Components.Responses.UnsupportedMediaType)
+            /// The associated value of the enum case if `self` is `.unsupportedMediaType`.
+            ///
+            /// - Throws: An error if `self` is not `.unsupportedMediaType`.
+            /// - SeeAlso: `.unsupportedMediaType`.
+            internal var unsupportedMediaType: Components.Responses.UnsupportedMediaType {
+                get throws {
+                    switch self {
+                    case let .unsupportedMediaType(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case applicationProblemJson
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .json,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
 }

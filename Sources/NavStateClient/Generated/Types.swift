@@ -213,6 +213,27 @@ internal protocol APIProtocol: Sendable {
     /// - Remark: HTTP `GET /v1/sessions/{sid}/events/stream`.
     /// - Remark: Generated from `#/paths//v1/sessions/{sid}/events/stream/get(streamEvents)`.
     func streamEvents(_ input: Operations.StreamEvents.Input) async throws -> Operations.StreamEvents.Output
+    /// The backend feed, a page at a time (backend only)
+    ///
+    /// Every session's navigation as one ordered list of items, in the order the server applied them (within a session, by version): `session.started`, `screen.viewed` (with `transition` and `previous`), `screen.left` (with `durationMs`), `navigation.redirected`, `pending.applied`, `pending.dropped`, `context.changed` (key names, never values), `session.migrated`, `session.restored` and `session.ended`. Sensitive params are `[redacted]`. Each item is `{id, type, session, at, ...}`; `id` is its cursor. Without `after` the page starts at the oldest item kept; `next` is the cursor to pass as `after` next time (at the end of the feed, the newest place, to wait from). The feed keeps the last `--feed-retention` items (at least that many, at most twice). With `--data-dir` it outlives restarts and crashes: a reader going on from any cursor gets every item of every acknowledged change, once, in order, and none of a refused one. In a cluster each node serves the feed of the sessions it holds, and its cursors begin with its name.
+    ///
+    /// - Remark: HTTP `GET /v1/feed`.
+    /// - Remark: Generated from `#/paths//v1/feed/get(getFeed)`.
+    func getFeed(_ input: Operations.GetFeed.Input) async throws -> Operations.GetFeed.Output
+    /// The backend feed as Server-Sent Events (backend only)
+    ///
+    /// The items of `GET /v1/feed` after `Last-Event-ID` (else after `after`, else from the oldest kept), then live ones: `id: <cursor>`, `event: <type>` (`dev.navstate.<type>` with `format=cloudevents`), `data: <item JSON>`, and a `: heartbeat` comment every 15 s. A reader slower than the writers is sent more as it reads, never dropped; one that falls behind what the feed keeps is ended (its next request is 410 `cursor_expired`).
+    ///
+    /// - Remark: HTTP `GET /v1/feed/stream`.
+    /// - Remark: Generated from `#/paths//v1/feed/stream/get(streamFeed)`.
+    func streamFeed(_ input: Operations.StreamFeed.Input) async throws -> Operations.StreamFeed.Output
+    /// A funnel over the feed's kept screen views (backend only)
+    ///
+    /// Counts the sessions on `graph` that viewed `steps[0]` and then each later step in order within `withinSeconds` of their first step (default 1800), over the `screen.viewed` items the feed keeps between `since` and `until`. For each step: how many sessions reached it and the median seconds from the step before (null for the first). `exits` lists, for sessions that reached a step but not the next, the screen they viewed next instead (`to` null when they viewed nothing else), most sessions first, at most 10 per step.
+    ///
+    /// - Remark: HTTP `POST /v1/analytics/funnel`.
+    /// - Remark: Generated from `#/paths//v1/analytics/funnel/post(funnel)`.
+    func funnel(_ input: Operations.Funnel.Input) async throws -> Operations.Funnel.Output
 }
 
 /// Convenience overloads for operation inputs.
@@ -700,6 +721,51 @@ extension APIProtocol {
             path: path,
             query: query,
             headers: headers
+        ))
+    }
+    /// The backend feed, a page at a time (backend only)
+    ///
+    /// Every session's navigation as one ordered list of items, in the order the server applied them (within a session, by version): `session.started`, `screen.viewed` (with `transition` and `previous`), `screen.left` (with `durationMs`), `navigation.redirected`, `pending.applied`, `pending.dropped`, `context.changed` (key names, never values), `session.migrated`, `session.restored` and `session.ended`. Sensitive params are `[redacted]`. Each item is `{id, type, session, at, ...}`; `id` is its cursor. Without `after` the page starts at the oldest item kept; `next` is the cursor to pass as `after` next time (at the end of the feed, the newest place, to wait from). The feed keeps the last `--feed-retention` items (at least that many, at most twice). With `--data-dir` it outlives restarts and crashes: a reader going on from any cursor gets every item of every acknowledged change, once, in order, and none of a refused one. In a cluster each node serves the feed of the sessions it holds, and its cursors begin with its name.
+    ///
+    /// - Remark: HTTP `GET /v1/feed`.
+    /// - Remark: Generated from `#/paths//v1/feed/get(getFeed)`.
+    internal func getFeed(
+        query: Operations.GetFeed.Input.Query = .init(),
+        headers: Operations.GetFeed.Input.Headers = .init()
+    ) async throws -> Operations.GetFeed.Output {
+        try await getFeed(Operations.GetFeed.Input(
+            query: query,
+            headers: headers
+        ))
+    }
+    /// The backend feed as Server-Sent Events (backend only)
+    ///
+    /// The items of `GET /v1/feed` after `Last-Event-ID` (else after `after`, else from the oldest kept), then live ones: `id: <cursor>`, `event: <type>` (`dev.navstate.<type>` with `format=cloudevents`), `data: <item JSON>`, and a `: heartbeat` comment every 15 s. A reader slower than the writers is sent more as it reads, never dropped; one that falls behind what the feed keeps is ended (its next request is 410 `cursor_expired`).
+    ///
+    /// - Remark: HTTP `GET /v1/feed/stream`.
+    /// - Remark: Generated from `#/paths//v1/feed/stream/get(streamFeed)`.
+    internal func streamFeed(
+        query: Operations.StreamFeed.Input.Query = .init(),
+        headers: Operations.StreamFeed.Input.Headers = .init()
+    ) async throws -> Operations.StreamFeed.Output {
+        try await streamFeed(Operations.StreamFeed.Input(
+            query: query,
+            headers: headers
+        ))
+    }
+    /// A funnel over the feed's kept screen views (backend only)
+    ///
+    /// Counts the sessions on `graph` that viewed `steps[0]` and then each later step in order within `withinSeconds` of their first step (default 1800), over the `screen.viewed` items the feed keeps between `since` and `until`. For each step: how many sessions reached it and the median seconds from the step before (null for the first). `exits` lists, for sessions that reached a step but not the next, the screen they viewed next instead (`to` null when they viewed nothing else), most sessions first, at most 10 per step.
+    ///
+    /// - Remark: HTTP `POST /v1/analytics/funnel`.
+    /// - Remark: Generated from `#/paths//v1/analytics/funnel/post(funnel)`.
+    internal func funnel(
+        headers: Operations.Funnel.Input.Headers = .init(),
+        body: Operations.Funnel.Input.Body
+    ) async throws -> Operations.Funnel.Output {
+        try await funnel(Operations.Funnel.Input(
+            headers: headers,
+            body: body
         ))
     }
 }
