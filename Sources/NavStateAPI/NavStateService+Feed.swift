@@ -97,6 +97,7 @@ extension NavStateService {
   private func feedQuery(_ request: HTTPRequest, cursor text: String?) throws(APIProblem)
     -> FeedQuery
   {
+    try checkNodeNamed(request)
     let cursors = store.feedCursors
     let places = store.feed.places
     var after = places.oldest
@@ -155,6 +156,18 @@ extension NavStateService {
       after: after, types: types, session: session, cloudEvents: cloudEvents,
       source: "navstate://" + (host ?? "localhost"),
       idPrefix: store.configuration.node?.prefix ?? "")
+  }
+
+  /// `?node=NAME` (which the cluster's proxy routes by) must name this node.
+  func checkNodeNamed(_ request: HTTPRequest) throws(APIProblem) {
+    guard let named = request.queryItem("node") else { return }
+    guard named == store.configuration.node?.name else {
+      throw APIProblem(
+        status: 400, code: "invalid_query", title: "Invalid query",
+        detail: store.configuration.node.map {
+          "this is node \(quoted($0.name)), not \(quoted(named))"
+        } ?? "this server runs without --node; 'node' names none")
+    }
   }
 
   private func writeFeedItem(

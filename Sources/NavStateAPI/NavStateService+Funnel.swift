@@ -9,6 +9,7 @@ import NavigationCore
 extension NavStateService {
   func funnel(_ request: HTTPRequest) throws(APIProblem) -> HTTPResponse {
     try requireBackend(request, for: "funnels")
+    try checkNodeNamed(request)
     let funnel = try Self.funnelRequest(try Self.jsonBody(request))
     let report = funnel.report(funnel.views(in: store.feed.snapshot()))
     var writer = JSONWriter(capacity: 512 + report.exits.count * 96)
