@@ -8,7 +8,10 @@ public final class RepeatingTask {
   public init(label: String, interval: Double, _ work: @escaping @Sendable () -> Void) {
     queue = DispatchQueue(label: label)
     let timer = DispatchSource.makeTimerSource(queue: queue)
-    timer.schedule(deadline: .now() + interval, repeating: interval, leeway: .milliseconds(20))
+    // A timer of a few milliseconds (the feed's) may be late by a fifth of its period, others by
+    // 20 ms.
+    let leeway = DispatchTimeInterval.milliseconds(max(1, min(20, Int(interval * 200))))
+    timer.schedule(deadline: .now() + interval, repeating: interval, leeway: leeway)
     timer.setEventHandler(handler: work)
     timer.resume()
     self.timer = timer

@@ -269,3 +269,74 @@ struct FeedStreamTests {
     #expect(unknown.code == "invalid_cursor")
   }
 }
+
+/// `deploy/feed-consumer`, the feed's example consumer: killed and started again, it has every
+/// item once, in order.
+@Suite("The feed's example consumer")
+struct FeedConsumerTests {
+  private static let script = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    .appendingPathComponent("deploy/feed-consumer").path
+
+  private func lines(_ path: String) -> [String] {
+    let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+    return text.split(separator: "\n").map(String.init)
+  }
+
+  private func start(_ server: ServerProcess, keyFile: String, output: String) throws -> Process {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = [
+      "python3", Self.script, "--url", "http://127.0.0.1:\(server.port)", "--key-file", keyFile,
+      "--output", output,
+    ]
+    process.standardError = FileHandle.nullDevice
+    try ChildProcesses.run(process, killAfter: 60)
+    return process
+  }
+
+  private func waitFor(_ count: Int, in path: String) -> Bool {
+    let deadline = Date().addingTimeInterval(15)
+    while Date() < deadline {
+      if lines(path).count >= count { return true }
+      usleep(20_000)
+    }
+    return false
+  }
+
+  @Test("kill -9 mid-stream, started again: every item once, in order")
+  func resumesAfterKill() throws {
+    let folder = NSTemporaryDirectory() + "navstate-consumer-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let keyFile = folder + "/backend-keys"
+    try Data((FeedTests.key + "\n").utf8).write(to: URL(fileURLWithPath: keyFile))
+    let output = folder + "/feed.jsonl"
+    let server = try ServerProcess(["--backend-key-file", keyFile])
+    defer { _ = server.stop() }
+    let session = try TestSession(server.client)
+    let consumer = try start(server, keyFile: keyFile, output: output)
+    for step in 0..<200 {
+      let answer = try session.call(
+        step % 2 == 0 ? "push" : "pop",
+        step % 2 == 0 ? ["route": "detail", "params": ["id": .int(step)]] : [:])
+      #expect(answer.status == 200)
+      if step == 60 {
+        #expect(waitFor(20, in: output))
+        kill(consumer.processIdentifier, SIGKILL)
+        consumer.waitUntilExit()
+      }
+    }
+    let expected = try FeedTests.pullAll(server.client)
+    #expect(expected.count == 2 + 200 * 2)
+    let again = try start(server, keyFile: keyFile, output: output)
+    defer {
+      kill(again.processIdentifier, SIGKILL)
+      again.waitUntilExit()
+    }
+    #expect(waitFor(expected.count, in: output))
+    usleep(200_000)
+    let ids = lines(output).compactMap { try? JSONParser.parse(Array($0.utf8))["id"]?.stringValue }
+    #expect(ids == expected)
+  }
+}

@@ -42,6 +42,20 @@ struct FeedTests {
     }
   }
 
+  /// Every item's id, from the oldest kept, through any client.
+  static func pullAll(_ client: any TestClient) throws -> [String] {
+    var ids: [String] = []
+    var after: String?
+    while true {
+      let query = after.map { "?limit=1000&after=\($0)" } ?? "?limit=1000"
+      let page = try client.json("GET", "/v1/feed\(query)", token: key)
+      let events = page.json["events"]?.arrayValue ?? []
+      ids += events.compactMap { $0["id"]?.stringValue }
+      guard !events.isEmpty else { return ids }
+      after = page.json["next"]?.stringValue
+    }
+  }
+
   private func types(_ items: [JSONValue]) -> [String] {
     items.compactMap { $0["type"]?.stringValue }
   }

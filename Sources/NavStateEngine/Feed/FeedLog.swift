@@ -56,7 +56,9 @@ package final class FeedLog: Sendable {
 
   package init(retention: Int, memory: MemoryBudget? = nil) {
     self.retention = max(0, retention)
-    chunkCapacity = max(1, min(65_536, retention / 8))
+    // Small chunks: a reader's snapshot shares them, and the first item appended meanwhile
+    // copies the newest (a few hundred KiB at most, not the whole feed's tail).
+    chunkCapacity = max(1, min(2048, retention / 8))
     self.memory = memory
   }
 
@@ -203,7 +205,7 @@ package final class FeedLog: Sendable {
 
   /// Sends every stream what it has not been sent yet, as much as it has room for: called
   /// often by a duty of its own. A stream that fell behind what is kept ends.
-  package func pump(maxUnsentBytes: Int = 128 * 1024, maxItems: Int = 1024) {
+  package func pump(maxUnsentBytes: Int = 512 * 1024, maxItems: Int = 4096) {
     pumping.withLock { _ in
       let (subscribers, snapshot) = state.withLock { state in
         (

@@ -22,10 +22,10 @@ extension SessionStore {
     if let first = items.first?.sequence { feed.abandon(first, count: items.count) }
   }
 
-  /// The feed's streams are sent what is new: a duty, every 10 ms while the feed is on.
+  /// The feed's streams are sent what is new: a duty, every 5 ms while the feed is on.
   package var feedDuty: Duty? {
     guard feed.isOn else { return nil }
-    return Duty(label: "navstate.feed", interval: 0.01) { [feed] in
+    return Duty(label: "navstate.feed", interval: 0.005) { [feed] in
       feed.pump()
       return nil
     }
@@ -46,14 +46,16 @@ extension SessionStore {
     makeSink: (_ maxBufferedBytes: Int, _ onClose: @escaping @Sendable () -> Void) -> Sink
   ) throws(EngineRefusal) -> Sink {
     try streams.reserve(for: client)
-    let footprint = MemoryFootprint.stream + MemoryFootprint.streamBufferLimit
+    // What the stream may hold unsent at most: what a pump found (under 512 KiB) and wrote.
+    let footprint = MemoryFootprint.stream + 4 * MemoryFootprint.streamBufferLimit
     guard memory.hasRoom(for: footprint) else {
       streams.release(of: client)
       throw EngineRefusal.memoryExhausted
     }
     memory.add(footprint)
     let subscription = Mutex<Int?>(nil)
-    let sink = makeSink(4 * MemoryFootprint.streamBufferLimit) {
+    // Room for what a pump writes at most (512 KiB) beyond what it found unsent.
+    let sink = makeSink(8 * MemoryFootprint.streamBufferLimit) {
       [feed, streams, memory] in
       if let id = subscription.withLock({ $0 }) { feed.unsubscribe(id) }
       streams.closed()
