@@ -45,12 +45,6 @@ public struct JSONWriter: ~Copyable {
   /// How many bytes have been written.
   public var byteCount: Int { count }
 
-  /// A copy of some of what has been written (`range` within ``byteCount``).
-  public func bytes(in range: Range<Int>) -> [UInt8] {
-    precondition(range.lowerBound >= 0 && range.upperBound <= count, "written before")
-    return [UInt8](UnsafeBufferPointer(start: start + range.lowerBound, count: range.count))
-  }
-
   @inlinable
   public mutating func beginObject() {
     reserve(2)

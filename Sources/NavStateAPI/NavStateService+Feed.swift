@@ -199,7 +199,7 @@ extension NavStateService {
       writer.string("application/json")
       writer.key("data")
       writer.beginObject()
-      writer.members(item.fields)
+      item.writeFields(into: &writer)
       writer.endObject()
     } else {
       writer.key("id")
@@ -210,7 +210,7 @@ extension NavStateService {
       writer.string(query.idPrefix + item.session.description)
       writer.key("at")
       item.at.withRFC3339 { writer.plainString($0) }
-      writer.members(item.fields)
+      item.writeFields(into: &writer)
     }
     writer.endObject()
   }

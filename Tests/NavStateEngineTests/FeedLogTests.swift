@@ -1,4 +1,5 @@
 import NavStateWire
+import NavigationCore
 import Testing
 
 @testable import NavStateEngine
@@ -7,9 +8,9 @@ import Testing
 @Suite struct FeedLogTests {
   private func item(_ sequence: UInt64, screen: String = "a") -> FeedItem {
     var item = FeedItem(
-      kind: .screenViewed, session: SessionID(high: 1, low: sequence),
-      at: Timestamp(milliseconds: Int64(sequence) * 1000), graph: "g", screen: screen,
-      fields: Array("\"screen\":\"\(screen)\"".utf8))
+      session: SessionID(high: 1, low: sequence),
+      at: Timestamp(milliseconds: Int64(sequence) * 1000), graph: "g",
+      payload: .screenLeft(screen: FeedScreen(id: CoordinatorID(2), route: screen), durationMs: 5))
     item.sequence = sequence
     return item
   }
@@ -72,15 +73,39 @@ import Testing
   }
 
   @Test func anItemReadsBackAsItWasWritten() {
-    var original = FeedItem(
-      kind: .pendingDropped, session: SessionID(high: .max, low: 42),
-      at: Timestamp(milliseconds: 1_795_000_000_123), graph: "zumry", screen: "",
-      fields: Array("\"route\":\"checkout\",\"reason\":\"cancelled\"".utf8))
-    original.sequence = 123_456_789
-    var reader = ByteReader(FeedItem.encode([original, item(1)]))
-    #expect(FeedItem.decode(&reader) == [original, item(1)])
-    var damaged = ByteReader(Array(FeedItem.encode([original]).dropLast(3)))
-    #expect(FeedItem.decode(&damaged) == nil)
+    let session = SessionID(high: .max, low: 42)
+    let at = Timestamp(milliseconds: 1_795_000_000_123)
+    let screen = FeedScreen(id: CoordinatorID(3), route: "checkout")
+    let payloads: [FeedPayload] = [
+      .sessionStarted(graphVersion: 2, root: "dashboard"),
+      .sessionEnded(reason: .expired),
+      .screenViewed(
+        screen: screen,
+        params: ["item": .string("book"), "count": .int(-3), "price": .number(9.5), "gift": .bool(true)],
+        presentation: .sheet, transition: .resume, previous: FeedScreen(id: CoordinatorID(1), route: "home"),
+        graphVersion: 2),
+      .screenViewed(
+        screen: screen, params: [:], presentation: .root, transition: .start, previous: nil,
+        graphVersion: 1),
+      .screenLeft(screen: screen, durationMs: 1234),
+      .navigationRedirected(route: "checkout", redirect: "verifyEmail"),
+      .pendingApplied(route: "checkout"),
+      .pendingDropped(route: "checkout", reason: .cancelled),
+      .contextChanged(keys: ["a", "b"]),
+      .sessionMigrated(from: 1, to: 3),
+      .sessionRestored(from: 7),
+    ]
+    var items = payloads.enumerated().map { index, payload in
+      FeedItem(session: session, at: at, graph: "zumry", payload: payload)
+    }
+    for index in items.indices { items[index].sequence = 123_456_789 + UInt64(index) }
+    var reader = ByteReader(FeedItem.encode(items))
+    #expect(FeedItem.decode(&reader) == items)
+    let encoded = FeedItem.encode(items)
+    for cut in [1, 3, 10, encoded.count / 2] {
+      var damaged = ByteReader(Array(encoded.dropLast(cut)))
+      #expect(FeedItem.decode(&damaged) == nil)
+    }
   }
 
   @Test func cursorsNameTheirFeedAndNothingElseReadsAsOne() {

@@ -1,6 +1,7 @@
 package import NavStateWire
+package import NavigationCore
 
-/// What one backend feed item is about (docs/behaviour.md, "The backend feed").
+/// What one backend feed item is about (docs/feed.md).
 package enum FeedKind: UInt8, Sendable, CaseIterable {
   case sessionStarted = 1
   case sessionEnded = 2
@@ -35,81 +36,61 @@ package enum FeedKind: UInt8, Sendable, CaseIterable {
   }
 }
 
-/// One item of the backend feed: what happened to which session, when, and the item's own
-/// fields as JSON members already written (params redacted). `graph` and `screen` are kept
-/// apart as well, for funnels and filters; they are not shown unless the fields hold them.
-package struct FeedItem: Sendable, Equatable {
-  /// The item's place in the feed (its cursor names it); 0 until the feed numbers it.
-  package var sequence: UInt64 = 0
-  package var kind: FeedKind
-  package var session: SessionID
-  package var at: Timestamp
-  package var graph: String
-  /// The screen a `screen.viewed` or `screen.left` is about; empty otherwise.
-  package var screen: String
-  /// The item's other members, written as JSON object members (`"a":1,"b":2`) with no braces.
-  package var fields: [UInt8]
+/// An item's own fields, as values: kept in a compact binary form (a screen view takes some 80
+/// bytes with its header, where its JSON takes 250) and written as JSON when read.
+package enum FeedPayload: Sendable, Equatable {
+  case sessionStarted(graphVersion: Int, root: String)
+  case sessionEnded(reason: SessionEndReason)
+  /// `params` with the route's sensitive params already `[redacted]`.
+  case screenViewed(
+    screen: FeedScreen, params: Params, presentation: Presentation, transition: FeedTransition,
+    previous: FeedScreen?, graphVersion: Int)
+  case screenLeft(screen: FeedScreen, durationMs: Int)
+  case navigationRedirected(route: String, redirect: String)
+  case pendingApplied(route: String)
+  case pendingDropped(route: String, reason: PendingDropReason)
+  /// The names of the keys set, changed or removed, never their values.
+  case contextChanged(keys: [String])
+  case sessionMigrated(from: Int, to: Int)
+  case sessionRestored(from: Int)
 
-  package init(
-    kind: FeedKind, session: SessionID, at: Timestamp, graph: String, screen: String = "",
-    fields: [UInt8]
-  ) {
-    self.kind = kind
-    self.session = session
-    self.at = at
-    self.graph = graph
-    self.screen = screen
-    self.fields = fields
+  package var kind: FeedKind {
+    switch self {
+    case .sessionStarted: .sessionStarted
+    case .sessionEnded: .sessionEnded
+    case .screenViewed: .screenViewed
+    case .screenLeft: .screenLeft
+    case .navigationRedirected: .navigationRedirected
+    case .pendingApplied: .pendingApplied
+    case .pendingDropped: .pendingDropped
+    case .contextChanged: .contextChanged
+    case .sessionMigrated: .sessionMigrated
+    case .sessionRestored: .sessionRestored
+    }
   }
 }
 
-extension FeedItem {
-  /// The item in the journal's (and the feed's own) binary form.
-  package func append(to bytes: inout [UInt8]) {
-    bytes.appendFixed(sequence)
-    bytes.append(kind.rawValue)
-    bytes.appendFixed(session.high)
-    bytes.appendFixed(session.low)
-    bytes.appendFixed(UInt64(bitPattern: at.milliseconds))
-    bytes.appendBlob(graph)
-    bytes.appendBlob(screen)
-    bytes.appendVarint(UInt64(fields.count))
-    bytes.append(contentsOf: fields)
+/// One item of the backend feed: what happened to which session, when, on which graph.
+package struct FeedItem: Sendable, Equatable {
+  /// The item's place in the feed (its cursor names it); 0 until the feed numbers it.
+  package var sequence: UInt64 = 0
+  package var session: SessionID
+  package var at: Timestamp
+  package var graph: String
+  package var payload: FeedPayload
+
+  package init(session: SessionID, at: Timestamp, graph: String, payload: FeedPayload) {
+    self.session = session
+    self.at = at
+    self.graph = graph
+    self.payload = payload
   }
 
-  /// Reads what ``append(to:)`` wrote; nil for bytes cut short or damaged.
-  package static func read(from reader: inout ByteReader) -> FeedItem? {
-    guard let sequence = reader.fixed(), let rawKind = reader.byte(),
-      let kind = FeedKind(rawValue: rawKind), let high = reader.fixed(),
-      let low = reader.fixed(), let millis = reader.fixed(), let graph = reader.string(),
-      let screen = reader.string(), let length = reader.count(),
-      let fields = reader.bytes(length)
-    else { return nil }
-    var item = FeedItem(
-      kind: kind, session: SessionID(high: high, low: low),
-      at: Timestamp(milliseconds: Int64(bitPattern: millis)), graph: graph, screen: screen,
-      fields: fields)
-    item.sequence = sequence
-    return item
-  }
+  package var kind: FeedKind { payload.kind }
 
-  /// Items one after another, as a journal's feed record holds them.
-  package static func encode(_ items: [FeedItem]) -> [UInt8] {
-    var bytes: [UInt8] = []
-    bytes.reserveCapacity(items.count * 128)
-    bytes.appendVarint(UInt64(items.count))
-    for item in items { item.append(to: &bytes) }
-    return bytes
-  }
-
-  package static func decode(_ reader: inout ByteReader) -> [FeedItem]? {
-    guard let count = reader.count() else { return nil }
-    var items: [FeedItem] = []
-    items.reserveCapacity(count)
-    for _ in 0..<count {
-      guard let item = read(from: &reader) else { return nil }
-      items.append(item)
-    }
-    return items
+  /// The screen a `screen.viewed` shows, for funnels; nil for any other item.
+  package var viewedScreen: String? {
+    if case .screenViewed(let screen, _, _, _, _, _) = payload { return screen.route }
+    return nil
   }
 }

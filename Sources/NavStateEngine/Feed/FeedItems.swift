@@ -1,4 +1,3 @@
-import NavJSON
 package import NavStateWire
 package import NavigationCore
 
@@ -6,6 +5,11 @@ package import NavigationCore
 package struct FeedScreen: Sendable, Equatable {
   package var id: CoordinatorID
   package var route: String
+
+  package init(id: CoordinatorID, route: String) {
+    self.id = id
+    self.route = route
+  }
 }
 
 extension NavigationState {
@@ -28,69 +32,34 @@ package enum FeedItems {
   ) -> [FeedItem] {
     var items: [FeedItem] = []
     items.reserveCapacity(2)
-    var fields = FeedFields()
     let graph = state.graph.name
-    func add(_ kind: FeedKind, screen: String = "", _ write: (inout JSONWriter) -> Void) {
-      items.append(
-        FeedItem(
-          kind: kind, session: session, at: at, graph: graph, screen: screen,
-          fields: fields.members(write)))
+    func add(_ payload: FeedPayload) {
+      items.append(FeedItem(session: session, at: at, graph: graph, payload: payload))
     }
     for event in events {
       switch event.kind {
       case .navigationRedirected(let route, let redirect, _):
-        add(.navigationRedirected) { writer in
-          writer.key("route")
-          writer.string(route)
-          writer.key("redirect")
-          writer.string(redirect)
-        }
+        add(.navigationRedirected(route: route, redirect: redirect))
       case .pendingApplied(let route):
-        add(.pendingApplied) { writer in
-          writer.key("route")
-          writer.string(route)
-        }
+        add(.pendingApplied(route: route))
       case .pendingDropped(let route, let reason, _):
-        add(.pendingDropped) { writer in
-          writer.key("route")
-          writer.string(route)
-          writer.key("reason")
-          writer.string(reason.rawValue)
-        }
+        add(.pendingDropped(route: route, reason: reason))
       case .contextChanged(let context):
-        let keys = changedKeys(from: contextBefore ?? SessionContext(), to: context)
-        add(.contextChanged) { writer in
-          writer.key("keys")
-          writer.beginArray()
-          for key in keys { writer.string(key) }
-          writer.endArray()
-        }
+        add(.contextChanged(keys: changedKeys(from: contextBefore ?? SessionContext(), to: context)))
       case .sessionMigrated(let from, let to):
-        add(.sessionMigrated) { writer in
-          writer.key("from")
-          writer.int(from)
-          writer.key("to")
-          writer.int(to)
-        }
+        add(.sessionMigrated(from: from, to: to))
       case .sessionRestored(let from):
-        add(.sessionRestored) { writer in
-          writer.key("from")
-          writer.int(from)
-        }
+        add(.sessionRestored(from: from))
       default: continue
       }
     }
     let after = state.activeScreen
     guard after != before else { return items }
     if let before {
-      items.append(
-        left(before, session: session, at: at, since: activeSince, graph: graph, &fields))
+      add(.screenLeft(screen: before, durationMs: duration(since: activeSince, at: at)))
     }
     if let after {
-      items.append(
-        viewed(
-          after, previous: before, transition: transition(), session: session, at: at, in: state,
-          &fields))
+      add(viewed(after, previous: before, transition: transition(), in: state))
     }
     return items
   }
@@ -101,24 +70,16 @@ package enum FeedItems {
   {
     let graph = state.graph.name
     let root = state.rootID.flatMap { state[$0]?.route } ?? ""
-    var fields = FeedFields()
     var items = [
       FeedItem(
-        kind: .sessionStarted, session: session, at: at, graph: graph,
-        fields: fields.members { writer in
-          writer.key("graph")
-          writer.string(graph)
-          writer.key("graphVersion")
-          writer.int(state.graphVersion)
-          writer.key("root")
-          writer.string(root)
-        })
+        session: session, at: at, graph: graph,
+        payload: .sessionStarted(graphVersion: state.graphVersion, root: root))
     ]
     if let active = state.activeScreen {
       items.append(
-        viewed(
-          active, previous: nil, transition: .start, session: session, at: at, in: state,
-          &fields))
+        FeedItem(
+          session: session, at: at, graph: graph,
+          payload: viewed(active, previous: nil, transition: .start, in: state)))
     }
     return items
   }
@@ -129,91 +90,43 @@ package enum FeedItems {
     graph: String, reason: SessionEndReason
   ) -> [FeedItem] {
     var items: [FeedItem] = []
-    var fields = FeedFields()
     if let before {
       items.append(
-        left(before, session: session, at: at, since: activeSince, graph: graph, &fields))
+        FeedItem(
+          session: session, at: at, graph: graph,
+          payload: .screenLeft(screen: before, durationMs: duration(since: activeSince, at: at))))
     }
     items.append(
-      FeedItem(
-        kind: .sessionEnded, session: session, at: at, graph: graph,
-        fields: fields.members { writer in
-          writer.key("reason")
-          writer.string(reason.rawValue)
-        }))
+      FeedItem(session: session, at: at, graph: graph, payload: .sessionEnded(reason: reason)))
     return items
   }
 
-  private static func left(
-    _ screen: FeedScreen, session: SessionID, at: Timestamp, since: Timestamp, graph: String,
-    _ fields: inout FeedFields
-  ) -> FeedItem {
-    FeedItem(
-      kind: .screenLeft, session: session, at: at, graph: graph, screen: screen.route,
-      fields: fields.members { writer in
-        writer.key("screen")
-        writer.plainString(screen.route)
-        writer.key("screenId")
-        StateJSON.writeID(screen.id, into: &writer)
-        writer.key("durationMs")
-        writer.int(Int(max(0, at.milliseconds - since.milliseconds)))
-      })
+  private static func duration(since: Timestamp, at: Timestamp) -> Int {
+    Int(max(0, at.milliseconds - since.milliseconds))
   }
 
   private static func viewed(
-    _ screen: FeedScreen, previous: FeedScreen?, transition: FeedTransition, session: SessionID,
-    at: Timestamp, in state: NavigationState, _ fields: inout FeedFields
-  ) -> FeedItem {
+    _ screen: FeedScreen, previous: FeedScreen?, transition: FeedTransition,
+    in state: NavigationState
+  ) -> FeedPayload {
     let node = state[screen.id]
-    return FeedItem(
-      kind: .screenViewed, session: session, at: at, graph: state.graph.name,
-      screen: screen.route,
-      fields: fields.members { writer in
-        writer.key("screen")
-        writer.plainString(screen.route)
-        writer.key("screenId")
-        StateJSON.writeID(screen.id, into: &writer)
-        writer.key("params")
-        writeRedacted(node?.params ?? Params(), of: screen.route, in: state.graph, into: &writer)
-        writer.key("presentation")
-        writer.plainString((node?.presentation ?? .root).jsonName)
-        writer.key("transition")
-        writer.plainString(transition.rawValue)
-        writer.key("previous")
-        if let previous {
-          writer.beginObject()
-          writer.key("screen")
-          writer.plainString(previous.route)
-          writer.key("screenId")
-          StateJSON.writeID(previous.id, into: &writer)
-          writer.endObject()
-        } else {
-          writer.null()
-        }
-        writer.key("graphVersion")
-        writer.int(state.graphVersion)
-      })
+    return .screenViewed(
+      screen: screen,
+      params: redacted(node?.params ?? Params(), of: screen.route, in: state.graph),
+      presentation: node?.presentation ?? .root, transition: transition, previous: previous,
+      graphVersion: state.graphVersion)
   }
 
-  /// Params in name order, each one its route declares sensitive as `"[redacted]"`.
-  private static func writeRedacted(
-    _ params: Params, of route: String, in graph: RouteGraph, into writer: inout JSONWriter
-  ) {
-    writer.beginObject()
-    for (name, value) in params {
-      writer.key(plain: name)
-      if graph.isSensitive(route: route, param: name) {
-        writer.string(Redaction.placeholder)
-        continue
-      }
-      switch value {
-      case .string(let text): writer.string(text)
-      case .int(let number): writer.int(number)
-      case .number(let number): writer.double(number)
-      case .bool(let flag): writer.bool(flag)
-      }
+  /// The params, each one its route declares sensitive as `"[redacted]"`.
+  private static func redacted(_ params: Params, of route: String, in graph: RouteGraph)
+    -> Params
+  {
+    guard !params.isEmpty else { return params }
+    var shown = params
+    for (name, _) in params where graph.isSensitive(route: route, param: name) {
+      shown[name] = .string(Redaction.placeholder)
     }
-    writer.endObject()
+    return shown
   }
 
   /// The names of the keys set, changed or removed, in name order.
@@ -224,24 +137,5 @@ package enum FeedItems {
     for member in after where before[member.key] != member.value { keys.insert(member.key) }
     for member in before where after[member.key] == nil { keys.insert(member.key) }
     return keys.sorted()
-  }
-
-}
-
-/// Writes the fields of a change's items into one buffer, each item's copied out: one
-/// allocation an item.
-struct FeedFields: ~Copyable {
-  private var writer = JSONWriter(capacity: 1024)
-
-  init() { writer.beginArray() }
-
-  /// An object's members as written by `write`, without its braces.
-  mutating func members(_ write: (inout JSONWriter) -> Void) -> [UInt8] {
-    writer.beginObject()
-    let start = writer.byteCount
-    write(&writer)
-    let end = writer.byteCount
-    writer.endObject()
-    return writer.bytes(in: start..<end)
   }
 }

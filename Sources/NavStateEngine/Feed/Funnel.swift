@@ -90,10 +90,10 @@ package struct Funnel: Sendable {
   )]] {
     var views: [SessionID: [(at: Timestamp, screen: String)]] = [:]
     snapshot.forEach(after: 0) { item in
-      guard item.kind == .screenViewed, item.graph == graph else { return true }
+      guard let screen = item.viewedScreen, item.graph == graph else { return true }
       if let since, item.at < since { return true }
       if let until, until < item.at { return true }
-      views[item.session, default: []].append((item.at, item.screen))
+      views[item.session, default: []].append((item.at, screen))
       return true
     }
     return views
