@@ -60,7 +60,8 @@ import Testing
     let api = try api()
     let bare = api.send("POST", "/v1/sessions", token: Self.key, json: ["graph": "zumry"])
     #expect(bare.status == 201)
-    let before = api.store.memory.usedBytes
+    // Sessions only: the backend feed's items are counted too, apart.
+    let before = api.store.memory.usedBytes - api.store.feed.footprint
     let big = JSONValue.object(
       JSONObject(
         (0..<30).map { .init(key: "key\($0)", value: .string(String(repeating: "x", count: 100))) })
@@ -68,7 +69,7 @@ import Testing
     let withContext = api.send(
       "POST", "/v1/sessions", token: Self.key, json: ["graph": "zumry", "context": big])
     #expect(withContext.status == 201, "\(withContext.text)")
-    let grown = api.store.memory.usedBytes - before
+    let grown = api.store.memory.usedBytes - api.store.feed.footprint - before
     // The bare session is counted too; the context's 3,000 bytes of values come on top.
     let bareCost = before
     #expect(grown > bareCost + 3_000, "bare: \(bareCost) B, with a 3 KB context: \(grown) B")

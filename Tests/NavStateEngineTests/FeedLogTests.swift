@@ -81,8 +81,11 @@ import Testing
       .sessionEnded(reason: .expired),
       .screenViewed(
         screen: screen,
-        params: ["item": .string("book"), "count": .int(-3), "price": .number(9.5), "gift": .bool(true)],
-        presentation: .sheet, transition: .resume, previous: FeedScreen(id: CoordinatorID(1), route: "home"),
+        params: [
+          "item": .string("book"), "count": .int(-3), "price": .number(9.5), "gift": .bool(true),
+        ],
+        presentation: .sheet, transition: .resume,
+        previous: FeedScreen(id: CoordinatorID(1), route: "home"),
         graphVersion: 2),
       .screenViewed(
         screen: screen, params: [:], presentation: .root, transition: .start, previous: nil,

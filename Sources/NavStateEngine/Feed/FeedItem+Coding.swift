@@ -1,5 +1,5 @@
 import NavJSON
-package import NavStateWire
+import NavStateWire
 import NavigationCore
 
 /// The feed's binary form, in the journal's feed records, feed files and the feed's chunks:
@@ -19,7 +19,8 @@ extension FeedItem {
       bytes.appendBlob(root)
     case .sessionEnded(let reason):
       bytes.appendBlob(reason.rawValue)
-    case .screenViewed(let screen, let params, let presentation, let transition, let previous, let graphVersion):
+    case .screenViewed(
+      let screen, let params, let presentation, let transition, let previous, let graphVersion):
       Self.append(screen, to: &bytes)
       bytes.appendVarint(UInt64(params.count))
       for (name, value) in params {

@@ -16,7 +16,8 @@ extension FeedItem {
     case .sessionEnded(let reason):
       writer.key("reason")
       writer.plainString(reason.rawValue)
-    case .screenViewed(let screen, let params, let presentation, let transition, let previous, let graphVersion):
+    case .screenViewed(
+      let screen, let params, let presentation, let transition, let previous, let graphVersion):
       Self.write(screen, into: &writer)
       writer.key("params")
       StateJSON.writeParams(params, into: &writer)

@@ -45,7 +45,8 @@ package enum FeedItems {
       case .pendingDropped(let route, let reason, _):
         add(.pendingDropped(route: route, reason: reason))
       case .contextChanged(let context):
-        add(.contextChanged(keys: changedKeys(from: contextBefore ?? SessionContext(), to: context)))
+        add(
+          .contextChanged(keys: changedKeys(from: contextBefore ?? SessionContext(), to: context)))
       case .sessionMigrated(let from, let to):
         add(.sessionMigrated(from: from, to: to))
       case .sessionRestored(let from):
