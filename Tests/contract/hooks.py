@@ -30,7 +30,8 @@ BACKEND_KEY = os.environ.get("NAVSTATE_BACKEND_KEY")
 # Operations only the app's backend may call (their `security` is `backend` alone).
 BACKEND_ONLY = {("PUT", "/v1/sessions/{sid}/context"), ("PATCH", "/v1/sessions/{sid}/context"),
                 ("PUT", "/v1/graphs/{name}"), ("POST", "/v1/graphs/{name}/dry-run"),
-                ("POST", "/v1/graphs/{name}/migrate"), ("POST", "/v1/graphs/{name}/replay")}
+                ("POST", "/v1/graphs/{name}/migrate"), ("POST", "/v1/graphs/{name}/replay"),
+                ("GET", "/v1/feed"), ("GET", "/v1/feed/stream"), ("POST", "/v1/analytics/funnel")}
 # Seeded, so that a run can be repeated exactly along with schemathesis' own seed.
 shapes = random.Random(20261123)
 
