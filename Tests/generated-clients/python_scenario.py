@@ -254,6 +254,29 @@ check(isinstance(unreached, Problem) and unreached.status == 400
 check(delete_session.sync_detailed(tsid, client=traveller).status_code == 204,
       "the time-travel session ends")
 
+# The backend feed, through the generated client's HTTP client (every exchange is checked against
+# openapi.yaml with the rest): a page, a filtered page, CloudEvents, a funnel, a cursor never
+# issued (400 invalid_cursor).
+feed_http = backend.get_httpx_client()
+first = feed_http.get("/v1/feed", params={"limit": 5})
+first_items = first.json()["events"]
+check(first.status_code == 200 and len(first_items) == 5 and first.json()["next"] == first_items[-1]["id"],
+      "GET /v1/feed pages 5 items; next is the last one's cursor")
+check(all({"id", "type", "session", "at"} <= set(item) for item in first_items),
+      "each item is {id, type, session, at, ...}")
+views = feed_http.get("/v1/feed", params={"types": "screen.viewed", "limit": 1000}).json()["events"]
+check(views and all(item["type"] == "screen.viewed" and "transition" in item for item in views),
+      f"types=screen.viewed keeps only screen views ({len(views)})")
+cloud = feed_http.get("/v1/feed", params={"format": "cloudevents", "limit": 2}).json()["events"]
+check(all(item["specversion"] == "1.0" and item["type"].startswith("dev.navstate.") for item in cloud),
+      "format=cloudevents answers CloudEvents 1.0 objects")
+funnel = feed_http.post("/v1/analytics/funnel", json={"graph": "demo", "steps": ["master", "detail"]})
+check(funnel.status_code == 200 and [step["route"] for step in funnel.json()["steps"]] == ["master", "detail"],
+      "a funnel answers its steps")
+unknown = feed_http.get("/v1/feed", params={"after": "nonsense"})
+check(unknown.status_code == 400 and unknown.json()["code"] == "invalid_cursor",
+      "a cursor never issued is 400 invalid_cursor")
+
 check(contract_check.report(spec, exchanges, (200, 201, 204, 400, 409, 412, 422),
                             label="openapi-python-client") == 0,
       "openapi-core: every request and answer conforms to openapi.yaml")

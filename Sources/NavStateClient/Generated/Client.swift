@@ -8966,7 +8966,7 @@ internal struct Client: APIProtocol {
                     switch chosenContentType {
                     case "application/problem+json":
                         body = try await converter.getResponseBodyAsJSON(
-                            Components.Responses.CursorExpired.Body.ApplicationProblemJsonPayload.self,
+                            Components.Schemas.Problem.self,
                             from: responseBody,
                             transforming: { value in
                                 .applicationProblemJson(value)
@@ -9157,7 +9157,7 @@ internal struct Client: APIProtocol {
                     switch chosenContentType {
                     case "application/problem+json":
                         body = try await converter.getResponseBodyAsJSON(
-                            Components.Responses.CursorExpired.Body.ApplicationProblemJsonPayload.self,
+                            Components.Schemas.Problem.self,
                             from: responseBody,
                             transforming: { value in
                                 .applicationProblemJson(value)

@@ -238,55 +238,13 @@ extension Components {
         internal struct CursorExpired: Sendable, Hashable {
             /// - Remark: Generated from `#/components/responses/CursorExpired/content`.
             internal enum Body: Sendable, Hashable {
-                /// - Remark: Generated from `#/components/responses/CursorExpired/content/applicationProblemJson`.
-                internal struct ApplicationProblemJsonPayload: Codable, Hashable, Sendable {
-                    /// - Remark: Generated from `#/components/responses/CursorExpired/content/applicationProblemJson/value1`.
-                    internal var value1: Components.Schemas.Problem
-                    /// - Remark: Generated from `#/components/responses/CursorExpired/content/applicationProblemJson/value2`.
-                    internal struct Value2Payload: Codable, Hashable, Sendable {
-                        /// - Remark: Generated from `#/components/responses/CursorExpired/content/applicationProblemJson/value2/oldest`.
-                        internal var oldest: Swift.String
-                        /// Creates a new `Value2Payload`.
-                        ///
-                        /// - Parameters:
-                        ///   - oldest:
-                        internal init(oldest: Swift.String) {
-                            self.oldest = oldest
-                        }
-                        internal enum CodingKeys: String, CodingKey {
-                            case oldest
-                        }
-                    }
-                    /// - Remark: Generated from `#/components/responses/CursorExpired/content/applicationProblemJson/value2`.
-                    internal var value2: Components.Responses.CursorExpired.Body.ApplicationProblemJsonPayload.Value2Payload
-                    /// Creates a new `ApplicationProblemJsonPayload`.
-                    ///
-                    /// - Parameters:
-                    ///   - value1:
-                    ///   - value2:
-                    internal init(
-                        value1: Components.Schemas.Problem,
-                        value2: Components.Responses.CursorExpired.Body.ApplicationProblemJsonPayload.Value2Payload
-                    ) {
-                        self.value1 = value1
-                        self.value2 = value2
-                    }
-                    internal init(from decoder: any Swift.Decoder) throws {
-                        self.value1 = try .init(from: decoder)
-                        self.value2 = try .init(from: decoder)
-                    }
-                    internal func encode(to encoder: any Swift.Encoder) throws {
-                        try self.value1.encode(to: encoder)
-                        try self.value2.encode(to: encoder)
-                    }
-                }
                 /// - Remark: Generated from `#/components/responses/CursorExpired/content/application\/problem+json`.
-                case applicationProblemJson(Components.Responses.CursorExpired.Body.ApplicationProblemJsonPayload)
+                case applicationProblemJson(Components.Schemas.Problem)
                 /// The associated value of the enum case if `self` is `.applicationProblemJson`.
                 ///
                 /// - Throws: An error if `self` is not `.applicationProblemJson`.
                 /// - SeeAlso: `.applicationProblemJson`.
-                internal var applicationProblemJson: Components.Responses.CursorExpired.Body.ApplicationProblemJsonPayload {
+                internal var applicationProblemJson: Components.Schemas.Problem {
                     get throws {
                         switch self {
                         case let .applicationProblemJson(body):

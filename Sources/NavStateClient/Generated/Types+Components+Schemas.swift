@@ -4482,7 +4482,7 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/Problem/coordinator`.
             internal var coordinator: Components.Schemas.CoordinatorId?
-            /// With 410 history_expired: the oldest version kept.
+            /// With 410 history_expired: the oldest version kept (an integer). With 410 cursor_expired: a cursor to start from, the place before the oldest item the feed keeps (a string).
             ///
             /// - Remark: Generated from `#/components/schemas/Problem/oldest`.
             internal var oldest: Swift.Int?
@@ -4504,7 +4504,7 @@ extension Components {
             ///   - route: With 403 requirement_not_met: the closed route.
             ///   - missing: With 403 requirement_not_met: the context keys whose requirement fails.
             ///   - coordinator: With 409 leave_blocked: the guarded coordinator.
-            ///   - oldest: With 410 history_expired: the oldest version kept.
+            ///   - oldest: With 410 history_expired: the oldest version kept (an integer). With 410 cursor_expired: a cursor to start from, the place before the oldest item the feed keeps (a string).
             ///   - line: With 400 invalid_recording: the line refused.
             internal init(
                 _type: Swift.String,
