@@ -441,6 +441,56 @@ struct FeedTests {
     }
   }
 
+  @Test(
+    "each operation names its transition: tab, replace, deeplink, state, teardown, back",
+    arguments: TestBackend.allCases)
+  func transitions(backend: TestBackend) throws {
+    let server = try Self.app(backend)
+    defer { server.stop() }
+    let tabs = try server.session(["graph": "demo", "root": ["route": "tabs"]])
+    let start = try #require(try Self.feed(server, "?limit=1000").json["next"]?.stringValue)
+    #expect(try tabs.call("select-tab", ["tab": "search"]).status == 200)
+    #expect(try tabs.call("push", ["route": "detail", "params": ["id": 1]]).status == 200)
+    #expect(try tabs.call("replace", ["route": "detail", "params": ["id": 2]]).status == 200)
+    #expect(try tabs.call("back").status == 200)
+    let other = try server.session()
+    #expect(try other.call("deeplink", ["url": "myapp://master/detail/7"]).status == 200)
+    let state = try other.client.json(
+      "PUT", "\(other.path)/state", token: other.token,
+      body: ["path": [["route": "master"], ["route": "settings", "presentation": "sheet"]]])
+    #expect(state.status == 200, "\(state.text)")
+    let sheet = try #require(state.json["session"]?["path"]?[1]?["id"]?.stringValue)
+    let torn = try other.client.json(
+      "DELETE", "\(other.path)/coordinators/\(sheet)", token: other.token)
+    #expect(torn.status == 200, "\(torn.text)")
+    let views = try Self.items(server, after: start, query: "types=screen.viewed")
+    let named = views.map {
+      "\($0["screen"]?.stringValue ?? "")/\($0["transition"]?.stringValue ?? "")"
+    }
+    #expect(
+      named == [
+        "search/tab", "detail/push", "detail/replace", "search/pop", "master/start",
+        "detail/deeplink", "settings/state", "master/teardown",
+      ], "\(named)")
+  }
+
+  @Test("an expired session's last items: screen.left, then session.ended {reason: expired}")
+  func expiry() throws {
+    let server = try TestApp(.router) {
+      $0.store.backendKeys = try BackendKeys(fileContents: Array((Self.key + "\n").utf8))
+      $0.store.sessionTTLSeconds = 0.3
+    }
+    defer { server.stop() }
+    let session = try server.session()
+    var items: [JSONValue] = []
+    for _ in 0..<50 where items.last?["type"] != "session.ended" {
+      usleep(100_000)
+      items = try Self.items(server, query: "session=\(session.id)")
+    }
+    #expect(types(items).suffix(2) == ["screen.left", "session.ended"])
+    #expect(items.last?["reason"] == "expired")
+  }
+
   @Test("--feed-retention 0 turns the feed off: it stays empty")
   func off() throws {
     let server = try Self.app(.router, retention: 0)
