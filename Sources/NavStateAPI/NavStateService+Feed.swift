@@ -28,6 +28,11 @@ extension NavStateService {
     let limit = try Self.naturalQuery(request, "limit", default: 100, max: 1000, min: 1)
     let cursors = store.feedCursors
     let snapshot = store.feed.snapshot()
+    // Items may have gone since the query was checked: a cursor now behind them is 410, not a
+    // page with a gap.
+    guard query.after >= snapshot.droppedThrough else {
+      throw Self.cursorExpired(oldest: cursors.string(snapshot.droppedThrough))
+    }
     var writer = JSONWriter(capacity: 1024 + limit * 256)
     writer.beginObject()
     writer.key("events")
@@ -51,7 +56,7 @@ extension NavStateService {
       }
       return true
     }
-    if reachedEnd { next = max(next, snapshot.visible) }
+    if reachedEnd { next = max(next, snapshot.newest) }
     writer.endArray()
     writer.key("next")
     writer.string(cursors.string(next))
@@ -109,10 +114,7 @@ extension NavStateService {
           detail: "this server never issued the cursor \(quoted(text))")
       }
       guard sequence >= places.oldest else {
-        throw APIProblem(
-          status: 410, code: "cursor_expired", title: "Cursor expired",
-          detail: "the feed no longer keeps the items after this cursor; go on from 'oldest'",
-          extra: [("oldest", "\"" + cursors.string(places.oldest) + "\"")])
+        throw Self.cursorExpired(oldest: cursors.string(places.oldest))
       }
       after = sequence
     }
@@ -156,6 +158,13 @@ extension NavStateService {
       after: after, types: types, session: session, cloudEvents: cloudEvents,
       source: "navstate://" + (host ?? "localhost"),
       idPrefix: store.configuration.node?.prefix ?? "")
+  }
+
+  static func cursorExpired(oldest: String) -> APIProblem {
+    APIProblem(
+      status: 410, code: "cursor_expired", title: "Cursor expired",
+      detail: "the feed no longer keeps the items after this cursor; go on from 'oldest'",
+      extra: [("oldest", "\"" + oldest + "\"")])
   }
 
   /// `?node=NAME` (which the cluster's proxy routes by) must name this node.

@@ -52,8 +52,14 @@ extension DataDirectory {
       let payload = Array(bytes[offset + 8..<offset + 8 + length])
       guard CRC32.checksum(payload) == uint32(bytes, at: offset + 4) else { break }
       offset += 8 + length
-      guard payload[0] == Journal.Tag.feed.rawValue else { continue }
       var reader = ByteReader(payload, at: 1)
+      switch Journal.Tag(rawValue: payload[0]) {
+      case .feed: break
+      case .fed:
+        // Past the record the items ride with.
+        guard let inner = reader.count(), reader.bytes(inner) != nil else { return items }
+      default: continue
+      }
       guard let decoded = FeedItem.decode(&reader) else { break }
       items += decoded
     }
@@ -92,25 +98,38 @@ extension DataDirectory {
     return items
   }
 
-  /// Before journal files older than `firstJournal` are deleted: their feed records copied
-  /// into a feed file, flushed; and feed files whose items the feed no longer keeps, deleted.
-  func keepFeed(before firstJournal: Int, oldestKept: UInt64) throws(Failure) {
-    var records: [UInt8] = []
-    var last: UInt64 = 0
+  /// Before journal files older than `firstJournal` are deleted: their feed items copied into
+  /// a feed file, flushed, with every item the feed holds in memory that no feed file has yet
+  /// (after a failed flush, the system may have dropped some of those files' pages: the feed in
+  /// memory still has their items). Then feed files whose items the feed no longer keeps are
+  /// deleted.
+  func keepFeed(before firstJournal: Int, store: SessionStore) throws(Failure) {
+    let files = try feedFiles()
+    let filed = files.map(\.last).max() ?? 0
+    let snapshot = store.feed.snapshot()
+    // Items the feed no longer keeps are not worth keeping on disk either.
+    let after = max(filed, snapshot.droppedThrough)
+    var items: [FeedItem] = []
     for generation in try journalGenerations() where generation < firstJournal {
       guard let bytes = try Self.readFile(Journal.path(path, generation)) else { continue }
-      let items = Self.feedItems(in: bytes)
-      guard let newest = items.map(\.sequence).max() else { continue }
-      last = max(last, newest)
+      items += Self.feedItems(in: bytes).filter { $0.sequence > after }
+    }
+    snapshot.forEach(after: after) { item in
+      items.append(item)
+      return true
+    }
+    items.sort { $0.sequence < $1.sequence }
+    var unique: [FeedItem] = []
+    unique.reserveCapacity(items.count)
+    for item in items where item.sequence != unique.last?.sequence { unique.append(item) }
+    if let last = unique.last?.sequence {
       var payload: [UInt8] = [Journal.Tag.feed.rawValue]
-      payload += FeedItem.encode(items)
+      payload += FeedItem.encode(unique)
+      var records: [UInt8] = []
       Self.appendRecord(payload, to: &records)
+      try Self.replace(path + "/feed.\(firstJournal).\(last)", with: records, directory: path)
     }
-    if !records.isEmpty {
-      try Self.replace(
-        path + "/feed.\(firstJournal).\(last)", with: records, directory: path)
-    }
-    for file in try feedFiles() where file.last <= oldestKept {
+    for file in files where file.last <= snapshot.droppedThrough {
       unlink(file.path)
     }
   }

@@ -93,7 +93,6 @@ extension DataDirectory {
         }
         offset += 8 + length
         // The feed's items are read apart (``readFeed()``), from every file.
-        if payload[0] == Journal.Tag.feed.rawValue { continue }
         do {
           if try RecordReplay.replay(payload, into: &byKey, store: store) {
             replayed += 1

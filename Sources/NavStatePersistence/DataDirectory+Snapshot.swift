@@ -43,7 +43,7 @@ extension DataDirectory {
     Self.appendRecord(trailer, to: &bytes)
     try Self.replace(snapshotPath, with: bytes, directory: path)
     journal?.snapshotWritten(firstJournal: firstJournal)
-    try keepFeed(before: firstJournal, oldestKept: store.feed.places.oldest)
+    try keepFeed(before: firstJournal, store: store)
     for generation in try journalGenerations() where generation < firstJournal {
       unlink(Journal.path(path, generation))
     }

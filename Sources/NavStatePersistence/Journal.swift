@@ -53,9 +53,13 @@ public final class Journal: Sendable {
     /// A command applied (issue 34): as `command`, with who made it (``SessionHistory/Author``)
     /// after the times, so that a session's history comes back whole.
     case change = 8
-    /// The backend feed's items a creation, change, migration or end made (numbered), written
-    /// right after its record in the same write: the feed's outbox (``FeedItem/encode(_:)``).
+    /// The backend feed's items (``FeedItem/encode(_:)``), on their own: a feed file's records
+    /// (``DataDirectory/keepFeed(before:store:)``).
     case feed = 9
+    /// A record and the backend feed's items it made, in one frame, so that a torn write keeps
+    /// both or neither: the feed's outbox. The inner record's payload (its length, then its
+    /// bytes, tag first), then the items.
+    case fed = 10
   }
 
   /// Guarded by `file`'s lock.
@@ -135,11 +139,18 @@ public final class Journal: Sendable {
   /// and is written and flushed when the receipt is waited for, with the lock let go. With
   /// `everysec` and `no`, the record is written now.
   package func receipt(for record: consuming Record, feed: [FeedItem] = []) -> StorageReceipt {
-    var bytes = record.sealed()
-    if !feed.isEmpty {
-      var items = Record(.feed, capacity: feed.count * 160)
-      items.body { $0 += FeedItem.encode(feed) }
-      bytes += items.sealed()
+    let bytes: [UInt8]
+    if feed.isEmpty {
+      bytes = record.sealed()
+    } else {
+      let inner = record.bytes[8...]
+      var fed = Record(.fed, capacity: inner.count + feed.count * 96)
+      fed.body { body in
+        body.appendVarint(UInt64(inner.count))
+        body += inner
+        body += FeedItem.encode(feed)
+      }
+      bytes = fed.sealed()
     }
     guard policy == .always else { return write(bytes, flushing: false) ? .stored : .refused }
     return .pending(GroupFlush(journal: self, ticket: groups.enqueue(bytes)))

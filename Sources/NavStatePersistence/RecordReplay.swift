@@ -99,6 +99,12 @@ enum RecordReplay {
     case .feed:
       // The feed's own (read by ``DataDirectory/readFeed()``): no session changes.
       return false
+    case .fed:
+      // A record and its feed items: the record is replayed (the items are read apart).
+      let length = try need(reader.count(), "record")
+      guard length >= 1 else { throw SessionArchive.Damage(reason: "cannot read its record") }
+      return try replay(
+        Array(payload[reader.offset..<reader.offset + length]), into: &sessions, store: store)
     case nil:
       throw SessionArchive.Damage(reason: "unknown record")
     }

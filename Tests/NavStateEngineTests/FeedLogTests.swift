@@ -40,6 +40,19 @@ import Testing
     #expect(log.places.newest == 4)
   }
 
+  @Test("a place is never a number given up: a restart numbers on from the newest item kept")
+  func numbersGivenUpAreNoPlace() {
+    let log = FeedLog(retention: 100)
+    log.publish([item(log.reserve(1))])
+    let refused = log.reserve(3)
+    log.abandon(refused, count: 3)
+    #expect(log.places.newest == 1)
+    #expect(log.snapshot().newest == 1)
+    log.publish([item(log.reserve(1))])
+    #expect(log.places.newest == 5)
+    #expect(sequences(log) == [1, 5])
+  }
+
   @Test func retentionKeepsAtLeastItsCountAndAtMostTwice() {
     let log = FeedLog(retention: 64)
     for _ in 0..<1000 {

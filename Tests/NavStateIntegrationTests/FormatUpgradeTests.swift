@@ -129,8 +129,8 @@ struct FormatUpgradeTests {
       .filter { $0.hasPrefix("journal.") }
       .max { Int($0.dropFirst(8)) ?? 0 < Int($1.dropFirst(8)) ?? 0 }
     #expect(
-      try tags(of: path + "/" + (newest ?? "")) == [8, 9, 8, 9],
-      "changes are journaled with who made them (tag 8, issue 34), each with its feed items (tag 9)"
+      try tags(of: path + "/" + (newest ?? "")) == [10, 10],
+      "changes are journaled with who made them (tag 8, issue 34), with their feed items in one frame (tag 10)"
     )
     let restarted = try ServerProcess(["--data-dir", path])
     defer { restarted.stop() }

@@ -46,6 +46,10 @@ package final class FeedLog: Sendable {
     var next: UInt64 = 1
     /// Every number up to this one is in the chunks or never will be.
     var visible: UInt64 = 0
+    /// The newest item in the chunks: the newest place a reader is given. Not `visible`, which
+    /// may count numbers given up: those are kept nowhere, and after a restart the feed numbers
+    /// on from its newest kept item, so a place past it would name an item to come.
+    var newest: UInt64 = 0
     /// Every item up to this number was dropped for retention (or never kept).
     var droppedThrough: UInt64 = 0
     /// Numbers settled out of turn, by their first.
@@ -113,6 +117,7 @@ package final class FeedLog: Sendable {
     state.chunks[state.chunks.count - 1].append(item)
     state.footprint += state.chunks[state.chunks.count - 1].footprint - before
     state.count += 1
+    state.newest = item.sequence
     // Whole chunks go, once what is left still holds `retention` items.
     while let oldest = state.chunks.first, state.count - oldest.count >= retention {
       state.droppedThrough = max(state.droppedThrough, oldest.last ?? 0)
@@ -129,12 +134,12 @@ package final class FeedLog: Sendable {
     let grown = state.withLock { state -> Int in
       let before = state.footprint
       var last = state.visible
-      for item in sorted where item.sequence > last {
+      for item in sorted where item.sequence > last && item.sequence > 0 {
         append(item, to: &state)
         last = item.sequence
       }
-      if let lowest = sorted.first?.sequence, state.droppedThrough == 0 {
-        state.droppedThrough = max(state.droppedThrough, lowest - 1)
+      if let lowest = sorted.first?.sequence, lowest > 0, state.droppedThrough == 0 {
+        state.droppedThrough = lowest - 1
       }
       state.visible = max(state.visible, last)
       state.next = max(state.next, last + 1)
@@ -143,21 +148,11 @@ package final class FeedLog: Sendable {
     memory?.add(grown)
   }
 
-  /// Numbering resumes after `sequence` (a restart whose items were all dropped).
-  package func resume(after sequence: UInt64) {
-    state.withLock { state in
-      guard state.visible < sequence else { return }
-      state.visible = sequence
-      state.droppedThrough = max(state.droppedThrough, sequence)
-      state.next = max(state.next, sequence + 1)
-    }
-  }
-
   /// What the feed holds now, to read without its lock.
   package struct Snapshot: Sendable {
     fileprivate var chunks: [FeedChunk]
-    /// The newest place a reader may name.
-    package var visible: UInt64
+    /// The newest place a reader may name: the newest item kept.
+    package var newest: UInt64
     /// Places up to this one are no longer kept.
     package var droppedThrough: UInt64
     package var count: Int
@@ -176,14 +171,14 @@ package final class FeedLog: Sendable {
   package func snapshot() -> Snapshot {
     state.withLock { state in
       Snapshot(
-        chunks: state.chunks, visible: state.visible, droppedThrough: state.droppedThrough,
+        chunks: state.chunks, newest: state.newest, droppedThrough: state.droppedThrough,
         count: state.count)
     }
   }
 
   /// The place after every item kept, and the oldest place a reader may name.
   package var places: (newest: UInt64, oldest: UInt64) {
-    state.withLock { ($0.visible, $0.droppedThrough) }
+    state.withLock { ($0.newest, $0.droppedThrough) }
   }
 
   package var itemCount: Int { state.withLock { $0.count } }
@@ -213,12 +208,12 @@ package final class FeedLog: Sendable {
           state.subscribers.isEmpty
             ? nil
             : Snapshot(
-              chunks: state.chunks, visible: state.visible,
+              chunks: state.chunks, newest: state.newest,
               droppedThrough: state.droppedThrough, count: state.count)
         )
       }
       guard let snapshot else { return }
-      for (id, subscriber) in subscribers where subscriber.cursor < snapshot.visible {
+      for (id, subscriber) in subscribers where subscriber.cursor < snapshot.newest {
         guard subscriber.cursor >= snapshot.droppedThrough else {
           unsubscribe(id)
           subscriber.sink.finish()
@@ -241,7 +236,7 @@ package final class FeedLog: Sendable {
           }
           return true
         }
-        if reachedEnd { cursor = snapshot.visible }
+        if reachedEnd { cursor = snapshot.newest }
         if !bytes.isEmpty, !subscriber.sink.write(bytes) {
           unsubscribe(id)
           continue

@@ -116,18 +116,17 @@ extension SessionStore {
           activeSince: data.activeSince, graph: data.navigation.graph.name, reason: reason)
         : []
       number(&feedItems)
-      if let storage, !storage.recordEnd(of: record, feed: feedItems).confirmed(),
-        reason == .deleted
-      {
+      if let storage, !storage.recordEnd(of: record, feed: feedItems).confirmed() {
+        // Not kept: the feed shows none of it (a restart expires the session again, and
+        // makes its items then).
         giveUp(feedItems)
-        throw EngineRefusal.journalUnavailable
+        if reason == .deleted { throw EngineRefusal.journalUnavailable }
+        feedItems = []
       }
-      let removed = registry.remove(record.key)
-      guard removed != nil else {
-        giveUp(feedItems)
-        return nil
-      }
+      // Kept (or kept nowhere): the items are shown whatever follows, as a restart reads them.
       show(feedItems)
+      let removed = registry.remove(record.key)
+      guard removed != nil else { return nil }
       data.ended = true
       let events = data.navigation.end(reason: reason)
       delivered(data.record(events))
