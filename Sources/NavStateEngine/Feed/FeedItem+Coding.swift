@@ -8,6 +8,11 @@ import NavigationCore
 extension FeedItem {
   package func append(to bytes: inout [UInt8]) {
     bytes.appendFixed(sequence)
+    appendUnnumbered(to: &bytes)
+  }
+
+  /// The item without its number (a chunk keeps the numbers apart).
+  func appendUnnumbered(to bytes: inout [UInt8]) {
     bytes.append(kind.rawValue)
     bytes.appendFixed(session.high)
     bytes.appendFixed(session.low)
@@ -97,7 +102,13 @@ extension FeedItem {
 
   /// Reads what ``append(to:)`` wrote; nil for bytes cut short or damaged.
   package static func read(from reader: inout ByteReader) -> FeedItem? {
-    guard let sequence = reader.fixed(), let rawKind = reader.byte(),
+    guard let sequence = reader.fixed() else { return nil }
+    return readUnnumbered(from: &reader, sequence: sequence)
+  }
+
+  /// Reads what ``appendUnnumbered(to:)`` wrote, numbered `sequence`.
+  static func readUnnumbered(from reader: inout ByteReader, sequence: UInt64) -> FeedItem? {
+    guard let rawKind = reader.byte(),
       let kind = FeedKind(rawValue: rawKind), let high = reader.fixed(),
       let low = reader.fixed(), let millis = reader.fixed(), let graph = reader.string(),
       let payload = payload(kind, &reader)

@@ -108,7 +108,7 @@ package final class FeedLog: Sendable {
   }
 
   private func append(_ item: FeedItem, to state: inout State) {
-    if state.chunks.last.map({ $0.count >= chunkCapacity }) ?? true {
+    if state.chunks.last.map({ $0.count >= chunkCapacity || !$0.accepts(item) }) ?? true {
       let chunk = FeedChunk(capacity: chunkCapacity)
       state.footprint += chunk.footprint
       state.chunks.append(chunk)
