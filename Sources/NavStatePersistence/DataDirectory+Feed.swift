@@ -133,20 +133,4 @@ extension DataDirectory {
       unlink(file.path)
     }
   }
-
-  /// The names of the directory's entries that start with `prefix`.
-  private func fileNames(prefix: String) throws(Failure) -> [String] {
-    guard let directory = opendir(path) else {
-      throw Failure(description: "cannot list \(path): \(Self.systemError())")
-    }
-    defer { closedir(directory) }
-    var names: [String] = []
-    while let entry = readdir(directory) {
-      let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-        String(cString: raw.baseAddress!.assumingMemoryBound(to: CChar.self))
-      }
-      if name.hasPrefix(prefix) { names.append(name) }
-    }
-    return names
-  }
 }

@@ -57,17 +57,6 @@ extension DataDirectory {
 
   /// The names of the directory's graph files.
   private func graphFiles() throws(Failure) -> [String] {
-    guard let directory = opendir(path) else {
-      throw Failure(description: "cannot list \(path): \(String(cString: strerror(errno)))")
-    }
-    defer { closedir(directory) }
-    var names: [String] = []
-    while let entry = readdir(directory) {
-      let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-        String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-      }
-      if name.hasPrefix("graph."), name.hasSuffix(".json") { names.append(name) }
-    }
-    return names.sorted()
+    try fileNames(prefix: "graph.").filter { $0.hasSuffix(".json") }.sorted()
   }
 }

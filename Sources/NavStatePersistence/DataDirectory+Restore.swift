@@ -19,21 +19,9 @@ extension DataDirectory {
 
   /// The generations of the journal files in the directory, in order.
   package func journalGenerations() throws(Failure) -> [Int] {
-    guard let directory = opendir(path) else {
-      throw Failure(description: "cannot list \(path): \(Self.systemError())")
-    }
-    defer { closedir(directory) }
-    var generations: [Int] = []
-    while let entry = readdir(directory) {
-      let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-        String(cString: raw.baseAddress!.assumingMemoryBound(to: CChar.self))
-      }
-      guard name.hasPrefix("journal."), let generation = Int(name.dropFirst(8)),
-        generation >= 0
-      else { continue }
-      generations.append(generation)
-    }
-    return generations.sorted()
+    try fileNames(prefix: "journal.").compactMap { name in
+      Int(name.dropFirst(8)).flatMap { $0 >= 0 ? $0 : nil }
+    }.sorted()
   }
 
   /// What a start-up read back.

@@ -30,7 +30,7 @@ extension FeedItem {
       bytes.appendVarint(UInt64(params.count))
       for (name, value) in params {
         bytes.appendBlob(name)
-        Self.append(value, to: &bytes)
+        CompactEvent.appendParam(value, to: &bytes)
       }
       bytes.appendBlob(presentation.rawValue)
       bytes.appendBlob(transition.rawValue)
@@ -60,33 +60,6 @@ extension FeedItem {
       bytes.appendVarint(UInt64(to))
     case .sessionRestored(let from):
       bytes.appendVarint(UInt64(from))
-    }
-  }
-
-  private static func append(_ value: ParamValue, to bytes: inout [UInt8]) {
-    switch value {
-    case .string(let text):
-      bytes.append(0)
-      bytes.appendBlob(text)
-    case .int(let number):
-      bytes.append(1)
-      bytes.appendVarint(number)
-    case .number(let number):
-      bytes.append(2)
-      bytes.appendFixed(number.bitPattern)
-    case .bool(let flag):
-      bytes.append(flag ? 4 : 3)
-    }
-  }
-
-  private static func paramValue(_ reader: inout ByteReader) -> ParamValue? {
-    switch reader.byte() {
-    case 0: reader.string().map(ParamValue.string)
-    case 1: reader.signed().map { ParamValue.int($0) }
-    case 2: reader.fixed().map { ParamValue.number(Double(bitPattern: $0)) }
-    case 3: .bool(false)
-    case 4: .bool(true)
-    default: nil
     }
   }
 
@@ -134,7 +107,9 @@ extension FeedItem {
       guard let screen = screen(&reader), let count = reader.count() else { return nil }
       var params = Params(minimumCapacity: count)
       for _ in 0..<count {
-        guard let name = reader.string(), let value = paramValue(&reader) else { return nil }
+        guard let name = reader.string(), let value = CompactEvent.readParam(&reader) else {
+          return nil
+        }
         params[name] = value
       }
       guard let presentation = reader.string().flatMap(Presentation.init(rawValue:)),
