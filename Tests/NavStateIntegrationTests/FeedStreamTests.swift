@@ -101,6 +101,20 @@ struct FeedStreamTests {
     #expect(refused.status == 400)
   }
 
+  @Test("an idle feed stream gets heartbeats, as a session's stream does")
+  func heartbeats() throws {
+    let server = try TestApp(.live) {
+      $0.store.backendKeys = try BackendKeys(fileContents: Array((Self.key + "\n").utf8))
+      $0.store.heartbeatSeconds = 0.2
+    }
+    defer { server.stop() }
+    let reader = try EventStreamClient(port: server.port, path: "/v1/feed/stream", token: Self.key)
+    #expect(reader.next(timeout: 1.5) == nil)
+    #expect(reader.status == 200)
+    // The opening comment, then at least two heartbeats in 1.5 s.
+    #expect(reader.comments >= 3, "\(reader.comments) comments")
+  }
+
   @Test("a reader slower than the writers falls behind and catches up: no item lost, none twice")
   func slowReader() throws {
     let server = try FeedTests.app(.live)
