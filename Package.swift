@@ -82,7 +82,7 @@ let package = Package(
       resources: [
         .embedInCode("WebClient/index.html"), .embedInCode("WebClient/app.css"),
         .embedInCode("WebClient/app.js"), .embedInCode("WebClient/graph.js"),
-        .embedInCode("WebClient/favicon.svg"),
+        .embedInCode("WebClient/qr.js"), .embedInCode("WebClient/favicon.svg"),
       ],
       swiftSettings: strictSettings
     ),

@@ -18,6 +18,14 @@ extension APIProblem {
       self.init(
         status: 403, code: "backend_only", title: "Backend only",
         detail: "\(what) is for the app's backend: send one of its keys as the bearer token")
+    case .shareCannotShare:
+      self.init(
+        status: 403, code: "share_cannot_share", title: "Shares cannot share",
+        detail: "a share's token cannot create or revoke shares: ask the session's owner")
+    case .readOnly(let what):
+      self.init(
+        status: 403, code: "read_only", title: "Read only",
+        detail: "\(what) is not allowed with this share's token")
     case .backendKeyRequired:
       self.init(
         status: 401, code: "backend_key_required", title: "Unauthorized",

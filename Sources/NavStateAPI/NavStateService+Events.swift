@@ -22,8 +22,9 @@ extension NavStateService {
     throws(APIProblem) -> HTTPResponse
   {
     let record: SessionRecord
+    let caller: Caller
     do {
-      record = try authorize(key, request)
+      (record, caller) = try authorizeCaller(key, request)
     } catch {
       // A client catching up with a session that ended while it was away learns that it ended.
       let reason = request.headers.withFirstValue("authorization") { header in
@@ -46,20 +47,23 @@ extension NavStateService {
         // A browser sends back the last id it saw; anything else means "start afresh".
         after = Int(Substring(text).trimmingWhitespace()).flatMap { $0 >= 0 ? $0 : nil }
       }
-      return try subscribe(record, after: after, client: clientAddresses.address(of: request))
+      return try subscribe(
+        record, after: after, client: clientAddresses.address(of: request), caller: caller)
     }
     let from = after ?? 0
-    let body = try engine { () throws(EngineRefusal) in try store.events(of: record, after: from) }
+    let body = try engine { () throws(EngineRefusal) in
+      try store.events(of: record, after: from, viewer: caller.viewer)
+    }
     return Self.json(200, body)
   }
 
   /// Opens a Server-Sent Events stream: the events after `after` (or, when those are no longer
   /// kept or none was given, one `reset` event with the whole state), then live events.
-  func subscribe(_ record: SessionRecord, after: Int?, client: String) throws(APIProblem)
-    -> HTTPResponse
-  {
+  func subscribe(
+    _ record: SessionRecord, after: Int?, client: String, caller: Caller = .sessionHolder
+  ) throws(APIProblem) -> HTTPResponse {
     let stream = try engine { () throws(EngineRefusal) in
-      try store.followEvents(of: record, after: after, client: client) {
+      try store.followEvents(of: record, after: after, client: client, caller: caller) {
         maxBufferedBytes, onClose in
         HTTPStream(maxBufferedBytes: maxBufferedBytes, onClose: onClose)
       }

@@ -10,8 +10,14 @@ extension NavStateService {
   /// The session a call names, if the request's `Authorization: Bearer` token is its token
   /// (read and compared where it lies in the header, without a copy). A missing token is 401; a
   /// malformed one 401; a wrong token and an unknown session the same 404.
+  /// A share's token is refused here (403 `read_only`): what a share may call asks
+  /// ``authorizeCaller(_:_:)`` and answers as the share sees it.
   func authorize(_ key: SessionID?, _ request: HTTPRequest) throws(APIProblem) -> SessionRecord {
-    try authorizeCaller(key, request).record
+    let (record, caller) = try authorizeCaller(key, request)
+    guard caller.share == nil else {
+      throw APIProblem(EngineRefusal.readOnly(what: "\(request.method) \(request.path)"))
+    }
+    return record
   }
 
   /// ``authorize(_:_:)``, saying who called: the session's token holder or the backend.

@@ -8,7 +8,7 @@ import NavigationCore
 /// `getSession`) and a restore of that version's path (`POST .../restore`).
 extension NavStateService {
   func getHistory(_ request: HTTPRequest, key: SessionID?) throws(APIProblem) -> HTTPResponse {
-    let record = try authorize(key, request)
+    let (record, caller) = try authorizeCaller(key, request)
     // Checked whatever the format (breadcrumbs are all the kept versions, and take neither).
     let after = try Self.naturalQuery(request, "after", default: 0, max: Int.max)
     let limit = try Self.naturalQuery(request, "limit", default: 100, max: 1000, min: 1)
@@ -22,7 +22,7 @@ extension NavStateService {
       return Self.json(200, body)
     }
     let body = try engine { () throws(EngineRefusal) in
-      try store.history(of: record, after: after, limit: limit)
+      try store.history(of: record, after: after, limit: limit, viewer: caller.viewer)
     }
     return Self.json(200, body)
   }
@@ -69,6 +69,9 @@ extension NavStateService {
   /// sensitive params redacted unless the backend asks `?redact=false`.
   func getRecording(_ request: HTTPRequest, key: SessionID?) throws(APIProblem) -> HTTPResponse {
     let (record, caller) = try authorizeCaller(key, request)
+    if caller.follows {
+      throw APIProblem(EngineRefusal.readOnly(what: "a recording"))
+    }
     var redacted = true
     if let flag = request.queryItem("redact") {
       guard flag == "true" || flag == "false" else {

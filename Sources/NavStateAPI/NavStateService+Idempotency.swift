@@ -14,8 +14,11 @@ extension NavStateService {
   /// change claims, applies and settles its key in one engine call, under one lock (and answers
   /// a replay from there); only a refusal, which this module words, is settled afterwards (see
   /// ``SessionStore/decide(_:of:with:)``).
+  ///
+  /// A follow share's call is refused (403 `read_only`), and any share's when `sharesMay` is
+  /// false (403 `share_cannot_share`: the calls on shares themselves).
   func mutation(
-    _ request: HTTPRequest, key sessionKey: SessionID?,
+    _ request: HTTPRequest, key sessionKey: SessionID?, sharesMay: Bool = true,
     _ work: (IdempotencyClaim?, Authorized) throws(APIProblem) -> HTTPResponse
   ) -> HTTPResponse {
     // Looked up in place first: most requests carry no key, and pay no String for it.
@@ -23,25 +26,48 @@ extension NavStateService {
       let idempotencyKey = request.headers["idempotency-key"]
     else {
       return answer { () throws(APIProblem) in
-        try work(nil, Authorized(try authorizeCaller(sessionKey, request)))
+        try work(
+          nil,
+          try Self.mayChange(
+            Authorized(try authorizeCaller(sessionKey, request)), sharesMay: sharesMay))
       }
     }
     return answer { () throws(APIProblem) in
       guard request.headers.values("idempotency-key").count == 1,
         IdempotencyLedger.isValidKey(idempotencyKey)
       else { throw APIProblem.invalidIdempotencyKey }
-      let authorized = Authorized(try authorizeCaller(sessionKey, request))
-      // The backend and the session's token holder have key spaces of their own: the same key
-      // from the other is another request, whose answer may differ (a 403 backend_only). A
-      // space is no visible character, so no client's key can look like a backend one.
+      let authorized = try Self.mayChange(
+        Authorized(try authorizeCaller(sessionKey, request)), sharesMay: sharesMay)
+      // The backend, the session's token holder and each share have key spaces of their own:
+      // the same key from another is another request, whose answer may differ (a 403
+      // backend_only). A space is no visible character, so no client's key can look like one.
+      let space: String =
+        switch authorized.caller {
+        case .backend: "backend "
+        case .share(let id, _): "share \(id) "
+        case .sessionHolder, .server: ""
+        }
       let claim = IdempotencyClaim(
-        key: authorized.caller == .backend ? "backend " + idempotencyKey : idempotencyKey,
+        key: space + idempotencyKey,
         fingerprint: IdempotencyLedger.fingerprint(
           method: request.method, path: request.path, body: request.body))
       let response = answer { () throws(APIProblem) in try work(claim, authorized) }
       guard !claim.isSettled else { return response }
       return settle(claim, of: authorized.record, with: response)
     }
+  }
+
+  /// A follow share reads only: every change it asks for is 403 `read_only`.
+  static func mayChange(_ authorized: Authorized, sharesMay: Bool = true) throws(APIProblem)
+    -> Authorized
+  {
+    guard sharesMay || authorized.caller.share == nil else {
+      throw APIProblem(EngineRefusal.shareCannotShare)
+    }
+    guard !authorized.caller.follows else {
+      throw APIProblem(EngineRefusal.readOnly(what: "changing the session"))
+    }
+    return authorized
   }
 
   /// Settles a key with the answer of a request no change settled (a refusal, a change of

@@ -60,14 +60,18 @@ extension NavStateService {
   static let creationFields: Set<String> = ["graph", "root", "context"]
 
   func getSession(_ request: HTTPRequest, key: SessionID?) throws(APIProblem) -> HTTPResponse {
-    let record = try authorize(key, request)
+    let (record, caller) = try authorizeCaller(key, request)
+    let viewer = caller.viewer
     if request.query != nil, let at = request.queryItem("at") {
       let version = try Self.version(at)
-      let state = try engine { () throws(EngineRefusal) in try store.state(of: record, at: version)
+      let state = try engine { () throws(EngineRefusal) in
+        try store.state(of: record, at: version, viewer: viewer)
       }
       return Self.json(200, state.takeBody(), etag: version)
     }
-    let state = try engine { () throws(EngineRefusal) in try store.state(of: record) }
+    let state = try engine { () throws(EngineRefusal) in
+      try store.state(of: record, viewer: viewer)
+    }
     let version = state.version
     return Self.json(200, state.takeBody(), etag: version)
   }
@@ -76,6 +80,9 @@ extension NavStateService {
     -> HTTPResponse
   {
     let record = authorized.record
+    if authorized.caller.share != nil {
+      throw APIProblem(EngineRefusal.readOnly(what: "deleting the session"))
+    }
     let precondition = Self.precondition(request)
     try engine { () throws(EngineRefusal) in try store.delete(record, precondition: precondition) }
     logger.debug("session deleted", metadata: ["session": "\(record.id)"])

@@ -39,6 +39,8 @@ extension NavStateService {
         "/graph.js",
         Self.webClientFile("text/javascript; charset=utf-8", PackageResources.graph_js)
       ),
+      // The QR code of a share link, encoded and drawn in SVG by the page itself.
+      ("/qr.js", Self.webClientFile("text/javascript; charset=utf-8", PackageResources.qr_js)),
       // The icon also where browsers look for one by default.
       ("/favicon.svg", icon),
       ("/favicon.ico", icon),

@@ -124,6 +124,7 @@ public final class NavStateService: Sendable {
         try restore(request, authorized, idempotency: claim)
       }
     }
+    addShares(to: &router)
     router.add("GET", "/v1/sessions/{sid}/events") { [self] request, params in
       answer { () throws(APIProblem) in try listEvents(request, key: sessionKey(params)) }
     }

@@ -75,6 +75,21 @@ public struct NavStateError: Error, Sendable, Equatable, CustomStringConvertible
     /// 401: the server creates sessions for the app's backend only (`--session-creation
     /// backend`).
     public static let backendKeyRequired = Code(rawValue: "backend_key_required")
+    // Shares, handoff codes and forks (docs/shares.md).
+    /// 403: a follow share's token may only read the session; no share's token may delete it.
+    public static let readOnly = Code(rawValue: "read_only")
+    /// 403: a drive share's token cannot share the session, nor revoke its shares.
+    public static let shareCannotShare = Code(rawValue: "share_cannot_share")
+    /// 409: the session holds as many live shares as it may (16): revoke one first.
+    public static let tooManyShares = Code(rawValue: "too_many_shares")
+    /// 404: the session has no live share with this id.
+    public static let shareNotFound = Code(rawValue: "share_not_found")
+    /// 404 `unknown_code`: no live handoff code is this one (never made, already redeemed, or
+    /// expired).
+    public static let unknownHandoff = Code(rawValue: "unknown_code")
+    /// 429: this client address failed too many handoff codes in a minute; retry after
+    /// `Retry-After`.
+    public static let tooManyAttempts = Code(rawValue: "too_many_attempts")
     // 422: a context the service does not take.
     public static let invalidContext = Code(rawValue: "invalid_context")
     public static let contextTooLarge = Code(rawValue: "context_too_large")
@@ -153,6 +168,8 @@ public struct NavStateError: Error, Sendable, Equatable, CustomStringConvertible
       .nothingToPop, .notInActiveFlow, .nothingToDismiss, .notAModal, .nothingToGoBackTo,
       .noTabContainer, .cannotReplaceTab, .targetNotFree, .coordinatorStopped, .cannotTearDownRoot,
       .cannotTearDownTab, .leaveBlocked, .requirementNotMet, .backendOnly, .backendKeyRequired,
+      .readOnly, .shareCannotShare, .tooManyShares, .shareNotFound, .unknownHandoff,
+      .tooManyAttempts,
       .invalidContext, .contextTooLarge, .invalidGraph, .graphVersionExists, .invalidVersion,
       .historyExpired, .invalidCursor, .cursorExpired, .invalidRecording, .invalidRequest,
       .unknownRoute, .invalidParams, .routeNotAllowed,

@@ -9,8 +9,11 @@ extension SessionArchive {
     bytes.appendVarint(UInt64(history.bytes.count))
     bytes += history.bytes
     if let base = history.base {
-      bytes.append(1)
+      // 2: the kept state's shares and origin follow it (see SessionArchive+Sharing).
+      let sharing = hasSharing(base)
+      bytes.append(sharing ? 2 : 1)
       appendState(base, to: &bytes)
+      if sharing { appendSharing(base, to: &bytes) }
     } else {
       bytes.append(0)
     }
@@ -26,6 +29,7 @@ extension SessionArchive {
     switch reader.byte() {
     case 0: base = nil
     case 1: base = try readState(&reader, graph: graph, limits: limits)
+    case 2: base = try readState(&reader, graph: graph, limits: limits, withSharing: true)
     default: throw Damage(reason: "cannot read its history's kept state")
     }
     guard let history = SessionHistory(restoring: entries, base: base) else {

@@ -71,7 +71,8 @@ extension SessionArchive {
   }
 
   package static func readState(
-    _ reader: inout ByteReader, graph: (String, Int) -> RouteGraph?, limits: NavigationLimits
+    _ reader: inout ByteReader, graph: (String, Int) -> RouteGraph?, limits: NavigationLimits,
+    withSharing: Bool = false
   ) throws(Damage) -> NavigationState {
     func need<T>(_ value: T?, _ what: String) throws(Damage) -> T {
       guard let value else { throw Damage(reason: "cannot read its \(what)") }
@@ -88,12 +89,14 @@ extension SessionArchive {
     let root = try need(reader.natural(), "kept state's root")
     let coordinators = try readCoordinators(&reader)
     let guarding = try readGuarding(&reader)
+    let sharing = withSharing ? try readSharing(&reader) : Sharing()
     do {
       return try NavigationState(
         restoring: graph, limits: limits, coordinators: coordinators,
         rootID: root == 0 ? nil : CoordinatorID(root), version: version,
         lastIssuedID: lastIssuedID, lastSeq: lastSeq, context: guarding.context,
-        pendingRequest: guarding.pending, leaveGuards: guarding.leaveGuards)
+        pendingRequest: guarding.pending, leaveGuards: guarding.leaveGuards,
+        shares: sharing.shares, forkedFrom: sharing.forkedFrom)
     } catch {
       throw Damage(reason: "its history's kept state is not one the operations make")
     }

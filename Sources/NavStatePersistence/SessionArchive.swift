@@ -41,6 +41,7 @@ package enum SessionArchive {
     }
     appendGuarding(navigation, to: &bytes)
     appendHistory(data.history, to: &bytes)
+    if hasSharing(navigation) { appendSharing(navigation, to: &bytes) }
     return bytes
   }
 
@@ -89,14 +90,16 @@ package enum SessionArchive {
     let history =
       reader.isAtEnd
       ? nil : try readHistory(&reader, graph: historyGraph, limits: configuration.limits)
-    guard reader.isAtEnd else { throw Damage(reason: "it has bytes after its history") }
+    let sharing = reader.isAtEnd ? Sharing() : try readSharing(&reader)
+    guard reader.isAtEnd else { throw Damage(reason: "it has bytes after its shares") }
     let navigation: NavigationState
     do {
       navigation = try NavigationState(
         restoring: graph, limits: configuration.limits, coordinators: coordinators,
         rootID: root == 0 ? nil : CoordinatorID(root), version: version,
         lastIssuedID: lastIssuedID, lastSeq: lastSeq, context: guarding.context,
-        pendingRequest: guarding.pending, leaveGuards: guarding.leaveGuards)
+        pendingRequest: guarding.pending, leaveGuards: guarding.leaveGuards,
+        shares: sharing.shares, forkedFrom: sharing.forkedFrom)
     } catch {
       throw Damage(reason: "its tree is not one the operations make: \(error.detail)")
     }

@@ -4,7 +4,9 @@ public import NavigationCore
 /// A command as a batch element (`{"op": "push", "route": ..., ...}`), every default filled in:
 /// what ``CommandDecoder/batchOp(_:)`` reads back as the same command. History entries and
 /// recordings show operations this way. The context and leave-guard commands, which are no
-/// batch element, are `{"op": "context"}` and `{"op": "leaveGuard", "coordinator", "reason"}`.
+/// batch element, are `{"op": "context"}` and `{"op": "leaveGuard", "coordinator", "reason"}`;
+/// shares are `{"op": "share", "share", "mode", "label"}` and `{"op": "revokeShare", "share",
+/// "reason"}` (never their tokens).
 public enum CommandJSON {
   /// Writes `command`; `redact` says which of a route's params to show as `"[redacted]"`.
   public static func writeOp(
@@ -138,6 +140,20 @@ public enum CommandJSON {
       writer.string(id.description)
       writer.key("reason")
       if let reason { writer.string(reason) } else { writer.null() }
+    case .createShare(let share):
+      op("share")
+      writer.key("share")
+      writer.string(share.id)
+      writer.key("mode")
+      writer.string(share.mode.rawValue)
+      writer.key("label")
+      writer.string(share.label)
+    case .revokeShare(let id, let reason):
+      op("revokeShare")
+      writer.key("share")
+      writer.string(id)
+      writer.key("reason")
+      writer.string(reason.rawValue)
     case .discarding(let inner):
       writeMembers(inner, discard: true, redact: redact, into: &writer)
       return

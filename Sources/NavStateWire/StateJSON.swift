@@ -16,24 +16,31 @@ public struct SessionTimes: Sendable {
 
 /// The JSON shapes of docs/behaviour.md section 6.5, written straight into a `JSONWriter`.
 public enum StateJSON {
-  /// `{id, graph, version, createdAt, updatedAt, expiresAt, active, root, path, allowed}`
+  /// `{id, graph, version, createdAt, updatedAt, expiresAt, shares, active, root, path, context,
+  /// forkedFrom?, pending?, allowed}`
+  /// `shares` defaults to the state's own shares, as its owner sees them, with no watcher.
   public static func writeState(
-    _ state: NavigationState, id: String, times: SessionTimes, into writer: inout JSONWriter
+    _ state: NavigationState, id: String, times: SessionTimes, shares: SharesView? = nil,
+    into writer: inout JSONWriter
   ) {
     writeState(
       head: encodeHead(id: id, state: state, times: times), expiresAt: times.expiresAt,
+      shares: shares ?? SharesView(shares: state.shares, now: Timestamp.now().milliseconds),
       tail: encodeTail(of: state).bytes, into: &writer)
   }
 
   /// The state with its head and tail already encoded (see ``encodeHead(id:state:times:)`` and
   /// ``encodeTail(of:)``): only `expiresAt`, which every read moves, is written here.
   package static func writeState(
-    head: [UInt8], expiresAt: Timestamp, tail: [UInt8], into writer: inout JSONWriter
+    head: [UInt8], expiresAt: Timestamp, shares: SharesView, tail: [UInt8],
+    into writer: inout JSONWriter
   ) {
     writer.beginObject()
     writer.members(head)
     writer.key("expiresAt")
     expiresAt.withRFC3339 { writer.plainString($0) }
+    // Beside `expiresAt`, outside the encoding kept per version: `watching` moves without one.
+    ShareJSON.writeSharesMember(shares, into: &writer)
     writer.members(tail)
     writer.endObject()
   }
@@ -138,6 +145,15 @@ public enum StateJSON {
     writer.endArray()
     writer.key("context")
     writeContext(state.context, into: &writer)
+    if let origin = state.forkedFrom {
+      writer.key("forkedFrom")
+      writer.beginObject()
+      writer.key("session")
+      writer.string(origin.session)
+      writer.key("version")
+      writer.int(origin.version)
+      writer.endObject()
+    }
     if let pending = state.pendingRequest {
       writer.key("pending")
       writePending(pending, into: &writer)
@@ -406,6 +422,18 @@ public enum StateJSON {
       writeID(coordinator, into: &writer)
       writer.key("reason")
       if let reason { writer.string(reason) } else { writer.null() }
+    case .shareCreated(let id, let mode, let label):
+      writer.key("share")
+      writer.string(id)
+      writer.key("mode")
+      writer.string(mode.rawValue)
+      writer.key("label")
+      writer.string(label)
+    case .shareRevoked(let id, let reason):
+      writer.key("share")
+      writer.string(id)
+      writer.key("reason")
+      writer.string(reason.rawValue)
     }
     writer.endObject()
   }

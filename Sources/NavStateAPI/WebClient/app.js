@@ -6,6 +6,12 @@ const app = {
   retry: 2000, generation: 0, connection: null, refreshTimer: null, inputs: {},
   // The history timeline, and the state of a past version while one is viewed (read only).
   history: null, past: null, pastEntry: null, pastWanted: 0,
+  // Set while this page holds a share token (a share link, a handoff code): its {id, mode,
+  // label, expiresAt}. The share just made here, whose link and code are shown once.
+  share: null, newShare: null,
+  // Who has the session open now (GET .../presence, then the stream's presence messages);
+  // `streaming` says whether this page's own stream is among them.
+  presence: null, presenceSeen: 0, streaming: false,
 };
 
 class ApiError extends Error {
@@ -148,6 +154,10 @@ function setSession(session) {
   if (current && current.id === session.id && session.version < current.version) return;
   const changed = !current || current.id !== session.id || current.version !== session.version;
   app.session = session;
+  // A share page's own entry: its mode and label, as the state says them now.
+  if (app.share && session.shares && session.shares[0]) {
+    app.share = { ...app.share, ...session.shares[0] };
+  }
   if (changed) {
     render();
     followHistory();
@@ -237,18 +247,33 @@ async function createSession() {
   attach(created.session.id, created.token, created.session);
 }
 
-async function openSession(id, token, quiet = false) {
+// `shared`: the token is a share's (a share link, or a reload of a page opened with one).
+async function openSession(id, token, quiet = false, shared = false) {
   await graphsReady;
   if (!id || !token) {
     showProblem({ title: "Session id and token needed", code: "missing_input",
       detail: "paste the id and the token shown when the session was created" });
     return;
   }
-  const session = await api("GET", `/v1/sessions/${enc(id)}`, undefined, { token, quiet });
-  attach(id, token, session);
+  let session;
+  try {
+    session = await api("GET", `/v1/sessions/${enc(id)}`, undefined, { token, quiet });
+  } catch (error) {
+    // A revoked or expired share answers like a wrong token: the link no longer opens.
+    if (shared && error.status === 404) shareGone(id);
+    throw error;
+  }
+  attach(id, token, session, shared ? ownShare(session) : null);
 }
 
-function attach(id, token, session) {
+// A share token sees its own entry, and only it, in the state's `shares`.
+function ownShare(session) {
+  const entry = (session.shares || [])[0];
+  // Not named: read only until the state says otherwise.
+  return entry ? { ...entry } : { id: null, mode: "follow", label: "" };
+}
+
+function attach(id, token, session, share = null) {
   stopStream();
   app.sid = id;
   app.token = token;
@@ -256,8 +281,11 @@ function attach(id, token, session) {
   app.ended = null;
   app.lastSeq = null;
   app.past = null;
+  app.share = share;
+  app.newShare = null;
+  app.presence = null;
   resetHistory();
-  sessionStorage.setItem(SAVED, JSON.stringify({ id, token }));
+  sessionStorage.setItem(SAVED, JSON.stringify({ id, token, share: !!share }));
   $("open-id").value = "";
   $("open-token").value = "";
   $("log").replaceChildren();
@@ -278,6 +306,7 @@ function ended(reason) {
   app.ended = reason || "ended";
   app.session = null;
   app.past = null;
+  app.presence = null;
   clearTimeout(app.refreshTimer);
   stopStream();
   sessionStorage.removeItem(SAVED);
@@ -285,9 +314,253 @@ function ended(reason) {
   render();
 }
 
+// Shares, handoff codes, presence -------------------------------------------------------------
+// A share is a second token for the session, for someone else: follow reads it live (sensitive
+// params redacted, no context), drive may also navigate it. Its link is this page's address
+// with `#share=<session>.<token>`: a fragment is never sent to any server, so the token stays
+// out of request lines, proxies and access logs, as the session's token stays out of URLs.
+const SHARE_FRAGMENT = "#share=";
+
+function shareLink(sid, token) {
+  return `${location.origin}${location.pathname}${SHARE_FRAGMENT}${enc(sid)}.${token}`;
+}
+
+// The share link this page was opened with, if any; it then leaves the address bar (a shared
+// screen, a screenshot, a bookmark), and this tab keeps it like any session it opens.
+function shareFromAddress() {
+  if (!location.hash.startsWith(SHARE_FRAGMENT)) return null;
+  const text = location.hash.slice(SHARE_FRAGMENT.length);
+  history.replaceState(null, "", location.pathname + location.search);
+  const dot = text.lastIndexOf(".");  // tokens are base64url (no dot): the last one splits
+  let id = null;
+  try { id = decodeURIComponent(text.slice(0, dot)); } catch (error) { id = null; }
+  const token = text.slice(dot + 1);
+  if (dot <= 0 || !id || !token) {
+    showProblem({ title: "Not a share link", code: "invalid_share_link",
+      detail: "a share link ends in #share=<session id>.<token>: copy it whole" });
+    return null;
+  }
+  return { id, token };
+}
+
+function openFromAddress() {
+  const link = shareFromAddress();
+  if (link) openSession(link.id, link.token, false, true).catch(() => {});
+  return !!link;
+}
+
+// A share link or code that no longer opens anything: said plainly, not as a bare 404.
+function shareGone(id) {
+  stopStream();
+  Object.assign(app, { sid: id, token: null, session: null, past: null, presence: null,
+    share: app.share || { id: null, mode: "follow", label: "" }, ended: "not found" });
+  sessionStorage.removeItem(SAVED);
+  hideProblem();
+  setLive("ended");
+  render();
+}
+
+// A handoff code: typed on another device, it opens the session with its share's token.
+async function redeemCode() {
+  await graphsReady;
+  const code = $("redeem-code").value.trim();
+  if (!code) {
+    showProblem({ title: "Handoff code needed", code: "missing_input",
+      detail: "type the 10-character code shown where the share was made" });
+    return;
+  }
+  const answer = await api("POST", "/v1/handoffs", { code }, { token: null });
+  $("redeem-code").value = "";
+  attach(answer.session.id, answer.token, answer.session,
+    { ...ownShare(answer.session), ...answer.share });
+}
+
+async function createShare() {
+  if (!app.session || app.share) return;
+  const sid = app.sid;
+  const body = { mode: $("share-mode").value, label: $("share-label").value.trim() };
+  if ($("share-with-code").checked) body.code = true;
+  const answer = await api("POST", `/v1/sessions/${enc(sid)}/shares`, body);
+  if (sid !== app.sid) return;
+  $("share-label").value = "";
+  $("share-with-code").checked = false;
+  showNewShare({ ...answer.share, link: shareLink(sid, answer.token), code: answer.code });
+  refresh();  // the state lists it (the stream's share.created says so too)
+}
+
+// The new share's link and code, once: the server keeps only a digest of its token. Drawn
+// when made, not on every render, so that a selection in it survives the session's changes.
+function showNewShare(share) {
+  app.newShare = { id: share.id, seen: false };
+  const link = h("code", { class: "share-link", "data-testid": "share-link" }, share.link);
+  const copy = h("button", { type: "button", "data-testid": "share-copy",
+    onclick: () => copyText(share.link, link, copy) }, "Copy link");
+  const picture = qrCode.svg(share.link, { label: `QR code of the share link for ${share.label}` });
+  picture.setAttribute("data-testid", "share-qr");
+  $("share-new").replaceChildren(
+    h("div", { class: "share-text" },
+      h("div", { class: "hint" }, `${share.mode} link for `, h("strong", {}, share.label),
+        ` · until ${localTime(new Date(share.expiresAt))} · shown only now`),
+      link,
+      h("div", { class: "toolbar" }, copy,
+        h("button", { type: "button", class: "link", "data-testid": "share-new-close",
+          onclick: hideNewShare }, "Hide")),
+      share.code ? h("div", { class: "handoff" }, "Handoff code ",
+        h("code", { "data-testid": "share-code", "data-code": share.code },
+          share.code.replace(/^(.{5})(.+)$/, "$1-$2")),
+        h("span", { class: "hint" }, " once, within 5 minutes: Redeem on the other device"))
+        : null),
+    picture);
+  $("share-new").hidden = false;
+}
+
+function hideNewShare() {
+  app.newShare = null;
+  $("share-new").hidden = true;
+  $("share-new").replaceChildren();
+}
+
+// The clipboard needs a secure context (https or localhost): elsewhere the text is selected
+// for the user to copy.
+function copyText(text, node, button) {
+  const done = () => { button.textContent = "Copied"; };
+  const select = () => {
+    const range = document.createRange();
+    range.selectNodeContents(node);
+    getSelection().removeAllRanges();
+    getSelection().addRange(range);
+    button.textContent = "Selected: copy it";
+  };
+  if (navigator.clipboard && window.isSecureContext) {
+    navigator.clipboard.writeText(text).then(done, select);
+  } else select();
+}
+
+async function revokeShare(share) {
+  const sid = app.sid;
+  await api("DELETE", `/v1/sessions/${enc(sid)}/shares/${enc(share.id)}`);
+  if (sid === app.sid) refresh();  // 204 carries no state; the stream's share.revoked too
+}
+
+// The session's live shares, from the state, each with how many streams it has open now.
+function renderShares(live) {
+  const panel = $("share-panel");
+  panel.hidden = !live || !!app.share;  // a share cannot share (403 share_cannot_share)
+  if (panel.hidden) return;
+  const shares = live.shares || [];
+  // The new share's link goes once its share has left the list (revoked, expired).
+  if (app.newShare) {
+    if (shares.some((share) => share.id === app.newShare.id)) app.newShare.seen = true;
+    else if (app.newShare.seen) hideNewShare();
+  }
+  $("shares").replaceChildren(...(shares.length ? shares.map((share) => {
+    const watching = watchingOf(share);
+    return h("li", { "data-testid": "share-row", "data-id": share.id, "data-mode": share.mode,
+        "data-watching": watching },
+      h("strong", { class: "label" }, share.label),
+      h("span", { class: `badge ${share.mode}` }, share.mode),
+      h("span", { class: "hint" }, `${watching} watching · until ` +
+        localTime(new Date(share.expiresAt))),
+      h("span", { class: "spacer" }),
+      h("button", { class: "link danger", type: "button", "data-testid": `revoke-share-${share.id}`,
+        title: `end ${share.label}'s access now`, onclick: action(() => revokeShare(share)) },
+        "Revoke"));
+  }) : [h("li", { class: "empty" }, "No live shares")]));
+}
+
+// Streams open now with the share's token: presence is newer than the state's `watching`,
+// which changes with no new version.
+function watchingOf(share) {
+  if (!app.presence) return share.watching || 0;
+  const client = (app.presence.clients || []).find((item) => item.share === share.id);
+  return client ? client.streams : 0;
+}
+
+async function loadPresence() {
+  const sid = app.sid;
+  const seen = app.presenceSeen;
+  try {
+    const presence = await api("GET", `/v1/sessions/${enc(sid)}/presence`, undefined,
+      { quiet: true });
+    // A presence message that came meanwhile is newer than this answer.
+    if (sid === app.sid && !app.ended && seen === app.presenceSeen) setPresence(presence);
+  } catch (error) {
+    // Quiet: the stream's presence messages say it too.
+  }
+}
+
+function setPresence(presence) {
+  app.presence = presence;
+  renderPresence();
+  renderShares(app.session);
+}
+
+// Who else has the session open: shares by label (and mode, where the state names it), other
+// windows with the session's token as a count. This page's own stream is nobody else.
+function renderPresence() {
+  const line = $("presence");
+  line.hidden = !app.session;
+  if (!app.session) return;
+  if (!app.presence) { line.textContent = "Watching now: …"; return; }
+  const modes = new Map((app.session.shares || []).map((share) => [share.id, share.mode]));
+  const ownStream = app.streaming ? 1 : 0;
+  const names = [];
+  let windows = 0;
+  let backend = 0;
+  for (const client of app.presence.clients || []) {
+    if (client.kind === "share") {
+      const mine = app.share && client.share === app.share.id;
+      const streams = client.streams - (mine ? ownStream : 0);
+      if (streams <= 0 || mine) continue;  // another window of this same share: still me
+      const mode = modes.get(client.share);
+      names.push(`${client.label || client.share}${mode ? ` (${mode})` : ""}` +
+        (streams > 1 ? ` ×${streams}` : ""));
+    } else if (client.kind === "session") {
+      windows += client.streams - (app.share ? 0 : ownStream);
+    } else if (client.kind === "backend") backend += client.streams;
+  }
+  const others = [...names];
+  if (windows > 0) {
+    others.push(app.share ? "the session's owner" :
+      `${windows} other window${windows === 1 ? "" : "s"} of this session`);
+  }
+  if (backend > 0) others.push("the backend");
+  line.dataset.count = names.length;
+  line.textContent = others.length ? `Watching now: ${others.join(", ")}` :
+    "No one else is watching";
+}
+
+function renderShareBanner(live) {
+  const banner = $("shared");
+  const share = app.share;
+  document.body.classList.toggle("shared-view", !!share);
+  banner.hidden = !share;
+  if (!share) return;
+  banner.classList.toggle("ended", !!app.ended);
+  banner.dataset.mode = share.mode;
+  if (app.ended) {
+    $("shared-title").textContent = "This share has ended";
+    $("shared-detail").textContent = shareEndText(app.ended);
+    return;
+  }
+  $("shared-title").textContent = share.mode === "drive" ? "Viewing shared session (drive)" :
+    "Viewing shared session (follow, read-only)";
+  $("shared-detail").textContent = [share.label ? `shared as ${share.label}` : "",
+    share.expiresAt ? `until ${localTime(new Date(share.expiresAt))}` : "",
+    share.mode === "drive" ? "you may navigate it; sharing or ending it is the owner's" : "",
+    live ? "" : "…"].filter(Boolean).join(" · ");
+}
+
+function shareEndText(reason) {
+  const texts = { revoked: "the session's owner revoked it", expired: "its time ran out",
+    "not found": "revoked, expired, or the session is gone" };
+  return texts[reason] || reason;
+}
+
 // The event stream: Server-Sent Events read with fetch, so the token travels in a header.
 function stopStream() {
   app.generation += 1;
+  app.streaming = false;
   if (app.connection) app.connection.abort();
   app.connection = null;
 }
@@ -323,12 +596,17 @@ async function follow() {
         return;
       }
       if (!response.ok || !response.body) throw new Error(`events: ${response.status}`);
-      if (current()) setLive("live");
+      if (current()) {
+        setLive("live");
+        app.streaming = true;
+        loadPresence();  // who else is there now; the stream then says when that changes
+      }
       await readFrames(response.body, arm, (frame) => { if (current()) dispatch(frame); });
     } catch (error) {
       // dropped, aborted or refused: reconnect below unless this stream was replaced
     } finally {
       clearTimeout(watchdog);
+      if (generation === app.generation) app.streaming = false;
     }
     if (!current()) return;
     setLive("reconnecting");
@@ -385,8 +663,24 @@ function dispatch(frame) {
     setSession(payload);
     return;
   }
+  // Not a change (no id, no version): who has the session open, at most once a second.
+  if (frame.event === "presence") {
+    app.presenceSeen += 1;
+    setPresence(payload);
+    return;
+  }
   logEvent(frame.event, payload);
-  if (frame.event === "session.ended") { ended(payload.reason); return; }
+  if (frame.event === "session.ended") {
+    ended(app.share ? `session ${payload.reason || "ended"}` : payload.reason);
+    return;
+  }
+  // This page's own share is over: its stream ends after this event, and the state now
+  // answers 404, so there is nothing to read again nor to reconnect to.
+  if (frame.event === "share.revoked" && app.share && app.share.id &&
+      payload.share === app.share.id) {
+    ended(payload.reason || "revoked");
+    return;
+  }
   // Events come in bursts (one per coordinator): one GET after the burst is enough, and none
   // when this page already holds that version (its own operation's answer).
   if (!app.session || payload.version > app.session.version) refresh();
@@ -416,6 +710,9 @@ function paramsText(params) {
 function logEvent(type, event) {
   const parts = [];
   if (event.coordinator) parts.push(h("span", { class: "co" }, event.coordinator));
+  if (event.share) parts.push(h("span", { class: "co" }, event.share));
+  if (event.label) parts.push(h("span", {}, event.label));
+  if (event.mode) parts.push(h("span", { class: `badge ${event.mode}` }, event.mode));
   if (event.route) parts.push(h("span", {}, event.route));
   if (event.params && Object.keys(event.params).length) {
     parts.push(h("span", { class: "params" }, paramsText(event.params)));
@@ -586,6 +883,7 @@ function describeOp(op) {
     case "restore": text = `restore v${op.version}`; break;
     case "migrate": text = `migrate ${op.from}→${op.to}`; break;
     case "context": text = "context set"; break;
+    case "fork": text = `fork of ${op.session} v${op.version}`; break;
     case "leaveGuard":
       text = op.reason === null || op.reason === undefined ? `leave guard of ${op.coordinator}` +
         " cleared" : `leave guard on ${op.coordinator}: ${op.reason}`;
@@ -673,14 +971,26 @@ function render() {
   $("token").textContent = app.token || "–";
   $("graph-name").textContent = live ? live.graph : "–";
   $("version").textContent = live ? live.version : "–";
-  $("nav").disabled = !live || !!past;
+  // A follow share reads only: whatever would change the session is not shown at all. A drive
+  // share acts as the owner does, less what only the owner may (share it, end it).
+  const share = app.share;
+  const watchOnly = !!share && share.mode !== "drive";
+  const readOnly = !!past || watchOnly;
+  $("nav").disabled = !live || readOnly;
+  $("nav-panel").hidden = watchOnly;
   $("end").disabled = !live || !!past;
+  $("end").hidden = !!share;
   $("download").disabled = !live;
+  $("download").hidden = watchOnly;  // not a read a follow share may make
+  $("restore").hidden = watchOnly;
+  renderShareBanner(live);
   renderPast(past, live);
-  renderPath(session, !!past);
+  renderPath(session, readOnly);
   renderContext(session);
-  renderTree(session, !!past);
+  renderTree(session, readOnly);
   renderActions(session);
+  renderShares(live);
+  renderPresence();
   renderHistoryMarks();
   graphPicture.show(session);  // graph.js: the route graph, its visible path highlighted
   // A re-render replaces the forms: keep the caret where the user was typing.
@@ -696,10 +1006,13 @@ const isModal = (presentation) =>
 function renderPath(session, readOnly) {
   const box = $("path");
   box.dataset.version = session ? session.version : "";
-  box.dataset.past = readOnly ? "true" : "false";
+  box.dataset.past = session && session === app.past ? "true" : "false";
+  box.dataset.readOnly = readOnly ? "true" : "false";
   if (!session) {
-    box.replaceChildren(h("p", { class: "empty" }, app.ended ?
-      `This session has ended (${app.ended}).` : "No session: create one or open one."));
+    box.replaceChildren(h("p", { class: "empty" }, !app.ended ?
+      "No session: create one or open one." : app.share ?
+      `This share has ended (${shareEndText(app.ended)}).` :
+      `This session has ended (${app.ended}).`));
     return;
   }
   const path = session.path;
@@ -741,10 +1054,13 @@ function renderPath(session, readOnly) {
 // holds back until the context opens its route.
 function renderContext(session) {
   const entries = Object.entries(session ? session.context || {} : {});
+  // A follow share's state has no `context` member: it is not shown to followers.
+  const withheld = session && session.context === undefined && app.share;
   $("context").replaceChildren(...(entries.length ? entries.flatMap(([key, value]) => [
     h("dt", {}, key),
     h("dd", { "data-testid": "context-entry", "data-key": key }, JSON.stringify(value))]) :
-    [h("p", { class: "empty" }, session ? "{} — nothing set by the backend" : "–")]));
+    [h("p", { class: "empty" }, withheld ? "not shown to a follow share" :
+      session ? "{} — nothing set by the backend" : "–")]));
   const pending = session && session.pending;
   const box = $("pending");
   box.hidden = !pending;
@@ -893,13 +1209,20 @@ $("deeplink-form").addEventListener("submit", action(() =>
 $("restore").addEventListener("click", action(restorePast));
 $("to-live").addEventListener("click", toLive);
 $("download").addEventListener("click", action(downloadRecording));
+$("redeem-form").addEventListener("submit", action(redeemCode));
+$("share-form").addEventListener("submit", action(createShare));
+// A share link pasted into this tab's address bar opens at once.
+window.addEventListener("hashchange", () => { graphsReady.then(openFromAddress, () => {}); });
 
 render();
 graphsReady.then(() => {
-  // A reload keeps the session of this tab (sessionStorage is per tab, never in the URL).
+  // A share link opens its session; otherwise a reload keeps the session of this tab
+  // (sessionStorage is per tab, never in the URL).
+  if (openFromAddress()) return;
   let saved = null;
   try { saved = JSON.parse(sessionStorage.getItem(SAVED) || "null"); } catch (error) {}
   if (saved && saved.id && saved.token) {
-    openSession(saved.id, saved.token, true).catch(() => sessionStorage.removeItem(SAVED));
+    openSession(saved.id, saved.token, true, !!saved.share)
+      .catch(() => sessionStorage.removeItem(SAVED));
   }
 }).catch(() => {});

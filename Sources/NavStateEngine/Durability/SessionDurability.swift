@@ -100,6 +100,14 @@ extension SessionStore {
         sendHeartbeats(now: .now())
         return nil
       },
+      // Presence at most once a second per session: looked for ten times a second, so that a
+      // watcher shows within a tenth of a second of its second. Shares expire on the tick.
+      Duty(label: "navstate.shares", interval: 0.1) { [self] in
+        let now = Timestamp.now()
+        sendPresence(now: now)
+        expireShares(now: now)
+        return nil
+      },
     ]
   }
 }

@@ -26,6 +26,9 @@ package enum CommandCoding {
     case discarding
     // Issue 34 (history).
     case restore
+    // Issue 37 (shares).
+    case createShare
+    case revokeShare
   }
 
   package static func append(_ command: Command, to bytes: inout [UInt8]) {
@@ -111,7 +114,40 @@ package enum CommandCoding {
     case .discarding(let command):
       bytes.append(Tag.discarding.rawValue)
       append(command, to: &bytes)
+    case .createShare(let share):
+      bytes.append(Tag.createShare.rawValue)
+      appendShare(share, to: &bytes)
+    case .revokeShare(let id, let reason):
+      bytes.append(Tag.revokeShare.rawValue)
+      bytes.appendBlob(id)
+      bytes.append(reason == .revoked ? 0 : 1)
     }
+  }
+
+  /// A share as the journal and archives keep it: its token's digest, never the token.
+  package static func appendShare(_ share: SessionShare, to bytes: inout [UInt8]) {
+    bytes.appendBlob(share.id)
+    bytes.append(share.mode == .follow ? 0 : 1)
+    bytes.appendBlob(share.label)
+    bytes.appendVarint(Int(share.createdAt))
+    bytes.appendVarint(Int(share.expiresAt))
+    bytes.append(contentsOf: share.credential)
+  }
+
+  package static func readShare(_ reader: inout ByteReader) -> SessionShare? {
+    guard let id = reader.string(), let mode = reader.byte(), mode <= 1,
+      let label = reader.string(), let createdAt = reader.signed(),
+      let expiresAt = reader.signed()
+    else { return nil }
+    var credential: [UInt8] = []
+    credential.reserveCapacity(32)
+    for _ in 0..<32 {
+      guard let byte = reader.byte() else { return nil }
+      credential.append(byte)
+    }
+    return SessionShare(
+      id: id, mode: mode == 0 ? .follow : .drive, label: label, createdAt: Int64(createdAt),
+      expiresAt: Int64(expiresAt), credential: credential)
   }
 
   /// The command at the reader, or nil when the bytes are not one (`depth` bounds nesting).
@@ -203,6 +239,11 @@ package enum CommandCoding {
       return reader.string().map { .setLeaveGuard(id, reason: $0) }
     case .discarding:
       return read(&reader, depth: depth - 1).map(Command.discarding)
+    case .createShare:
+      return readShare(&reader).map(Command.createShare)
+    case .revokeShare:
+      guard let id = reader.string(), let reason = reader.byte(), reason <= 1 else { return nil }
+      return .revokeShare(id, reason: reason == 0 ? .revoked : .expired)
     }
   }
 

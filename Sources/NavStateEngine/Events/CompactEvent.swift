@@ -10,6 +10,7 @@ package enum CompactEvent {
     case stopped, resumed, tabSelected, sessionEnded, sessionMigrated
     case contextChanged, navigationRedirected, pendingApplied, pendingDropped, leaveGuardChanged
     case sessionRestored
+    case shareCreated, shareRevoked
   }
 
   /// In code order (see `code(of:)`).
@@ -87,6 +88,15 @@ package enum CompactEvent {
       } else {
         bytes.append(0)
       }
+    case .shareCreated(let id, let mode, let label):
+      bytes.append(Tag.shareCreated.rawValue)
+      bytes.appendBlob(id)
+      bytes.append(mode == .follow ? 0 : 1)
+      bytes.appendBlob(label)
+    case .shareRevoked(let id, let reason):
+      bytes.append(Tag.shareRevoked.rawValue)
+      bytes.appendBlob(id)
+      bytes.append(reason == .revoked ? 0 : 1)
     }
   }
 
@@ -167,6 +177,14 @@ package enum CompactEvent {
         guard let reason = reader.string() else { return nil }
         kind = .leaveGuardChanged(coordinator, reason: reason)
       }
+    case .shareCreated:
+      guard let id = reader.string(), let mode = reader.byte(), mode <= 1,
+        let label = reader.string()
+      else { return nil }
+      kind = .shareCreated(id: id, mode: mode == 0 ? .follow : .drive, label: label)
+    case .shareRevoked:
+      guard let id = reader.string(), let reason = reader.byte(), reason <= 1 else { return nil }
+      kind = .shareRevoked(id: id, reason: reason == 0 ? .revoked : .expired)
     }
     return NavigationEvent(seq: Int(seq), version: Int(version), kind: kind)
   }

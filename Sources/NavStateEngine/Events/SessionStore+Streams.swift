@@ -13,7 +13,7 @@ extension SessionStore {
   /// makes the stream (the HTTP layer's) with the most it may buffer and what to do when it
   /// closes.
   package func subscribe<Sink: EventSink>(
-    _ record: SessionRecord, client: String,
+    _ record: SessionRecord, client: String, caller: Caller = .sessionHolder,
     prepare: (inout SessionRecord.Data) throws(EngineRefusal) -> (bytes: [UInt8], hasEvent: Bool),
     makeSink: (_ maxBufferedBytes: Int, _ onClose: @escaping @Sendable () -> Void) -> Sink
   )
@@ -21,7 +21,8 @@ extension SessionStore {
   {
     try streams.reserve(for: client)
     do {
-      return try subscribe(record, prepare: prepare, makeSink: makeSink) { [streams] in
+      return try subscribe(record, caller: caller, prepare: prepare, makeSink: makeSink) {
+        [streams] in
         streams.release(of: client)
       }
     } catch {
@@ -31,7 +32,7 @@ extension SessionStore {
   }
 
   private func subscribe<Sink: EventSink>(
-    _ record: SessionRecord,
+    _ record: SessionRecord, caller: Caller,
     prepare: (inout SessionRecord.Data) throws(EngineRefusal) -> (bytes: [UInt8], hasEvent: Bool),
     makeSink: (Int, @escaping @Sendable () -> Void) -> Sink,
     onClose: @escaping @Sendable () -> Void
@@ -41,15 +42,17 @@ extension SessionStore {
     // A change waiting for its store holds the session's commit gate: a stream opens once
     // that change is sent to streams, so it never sees in the log what it is then sent again.
     guard storage?.confirmsLater == true else {
-      return try subscribeNow(record, prepare: prepare, makeSink: makeSink, onClose: onClose)
+      return try subscribeNow(
+        record, caller: caller, prepare: prepare, makeSink: makeSink, onClose: onClose)
     }
     return try record.commitGate.withLock { _ throws(EngineRefusal) in
-      try subscribeNow(record, prepare: prepare, makeSink: makeSink, onClose: onClose)
+      try subscribeNow(
+        record, caller: caller, prepare: prepare, makeSink: makeSink, onClose: onClose)
     }
   }
 
   private func subscribeNow<Sink: EventSink>(
-    _ record: SessionRecord,
+    _ record: SessionRecord, caller: Caller,
     prepare: (inout SessionRecord.Data) throws(EngineRefusal) -> (bytes: [UInt8], hasEvent: Bool),
     makeSink: (Int, @escaping @Sendable () -> Void) -> Sink,
     onClose: @escaping @Sendable () -> Void
@@ -66,15 +69,21 @@ extension SessionStore {
       memory.add(footprint)
       let sink = makeSink(MemoryFootprint.streamBufferLimit + initial.count) {
         [weak record, self] in
-        record?.data.withLock { data in data.subscribers.removeAll { $0.id == id } }
+        if let record {
+          record.data.withLock { data in data.subscribers.removeAll { $0.id == id } }
+          presence.changed(record)
+        }
         streams.closed()
         memory.add(-footprint)
         onClose()
       }
       sink.write(initial)
+      let now = Timestamp.now()
       data.subscribers.append(
-        EventSubscriber(id: id, sink: sink, awaitsFirstEvent: !hasEvent))
-      streams.opened(sink, now: .now())
+        EventSubscriber(
+          id: id, sink: sink, awaitsFirstEvent: !hasEvent, caller: caller, since: now))
+      streams.opened(sink, now: now)
+      presence.changed(record)
       return sink
     }
     return sink

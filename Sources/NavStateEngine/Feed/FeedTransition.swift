@@ -39,7 +39,7 @@ package enum FeedTransition: String, Sendable, CaseIterable {
     case .deepLink: return .deeplink
     case .teardown: return .teardown
     case .setContext: return .requirementLost
-    case .setLeaveGuard: return .state
+    case .setLeaveGuard, .createShare, .revokeShare: return .state
     case .discarding(let inner): return named(inner, events: events)
     case .batch(let commands): return commands.last.map { named($0, events: events) } ?? .state
     }

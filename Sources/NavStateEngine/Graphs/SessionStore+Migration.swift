@@ -70,9 +70,12 @@ extension SessionStore {
     data.dropCache()
     delivered(data.deliver(data.streamEntries(migrated.1)))
     if !data.subscribers.isEmpty {
-      var writer = JSONWriter(capacity: 1024)
-      record.writeState(of: &data, into: &writer)
-      data.deliverReset(writer.bytes)
+      var snapshot = data
+      data.deliverReset { viewer in
+        var writer = JSONWriter(capacity: 1024)
+        record.writeState(of: &snapshot, into: &writer, viewer: viewer)
+        return writer.bytes
+      }
     }
     reaccount(&data)
     data.routeCounts = catalog.counts(for: data.navigation.graph)

@@ -94,7 +94,7 @@ package enum GraphReplay {
     -> Command?
   {
     switch op["op"]?.stringValue {
-    case "create", "migrate", "context", "unrecorded":
+    case "create", "migrate", "context", "unrecorded", "fork", "share", "revokeShare":
       return nil
     case "restore":
       guard let version = op["version"]?.intValue, let path = paths[version] else {

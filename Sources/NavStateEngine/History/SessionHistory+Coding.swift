@@ -10,6 +10,7 @@ extension SessionHistory {
     case command
     case migrate
     case unrecorded
+    case fork
   }
 
   package static func append(_ entry: Entry, to bytes: inout [UInt8]) {
@@ -32,6 +33,10 @@ extension SessionHistory {
       bytes.appendVarint(UInt64(to))
     case .unrecorded:
       bytes.append(Kind.unrecorded.rawValue)
+    case .fork(let session, let version):
+      bytes.append(Kind.fork.rawValue)
+      bytes.appendBlob(session)
+      bytes.appendVarint(UInt64(version))
     }
   }
 
@@ -60,6 +65,9 @@ extension SessionHistory {
       change = .migrate(from: from, to: to)
     case .unrecorded:
       change = .unrecorded
+    case .fork:
+      guard let session = reader.string(), let version = reader.natural() else { return nil }
+      change = .fork(session: session, version: version)
     }
     return Entry(version: version, at: Timestamp(milliseconds: Int64(at)), by: by, change: change)
   }

@@ -27,6 +27,8 @@ package struct SessionHistory: Sendable {
     case migrate(from: Int, to: Int)
     /// The session was kept by a server that kept no history: it starts here.
     case unrecorded
+    /// Version 1 of a fork: a copy of `session` at `version` (its state is kept beside).
+    case fork(session: String, version: Int)
   }
 
   package struct Entry: Sendable, Equatable {
@@ -117,6 +119,18 @@ package struct SessionHistory: Sendable {
     append(
       Entry(version: state.version, at: time, by: .server, change: .unrecorded), state: state,
       limit: Int.max)
+    checkpoints = [Checkpoint(state: state, version: state.version, offset: 0)]
+  }
+
+  /// The history of a fork: it starts at `state` (version 1), copied from `origin`.
+  package init(
+    forkedAt state: NavigationState, from origin: ForkOrigin, at time: Timestamp, by author: Author
+  ) {
+    append(
+      Entry(
+        version: state.version, at: time, by: author,
+        change: .fork(session: origin.session, version: origin.version)),
+      state: state, limit: Int.max)
     checkpoints = [Checkpoint(state: state, version: state.version, offset: 0)]
   }
 
@@ -268,7 +282,7 @@ package struct SessionHistory: Sendable {
     graphPath: (String, Int, Int) -> [RouteGraph]
   ) -> Bool {
     switch change {
-    case .create, .unrecorded:
+    case .create, .unrecorded, .fork:
       return false
     case .command(let command):
       return (try? state.apply(command)) != nil

@@ -7,9 +7,10 @@ import Synchronization
 /// that version's path as a new change.
 extension SessionStore {
   /// `{version, oldest, entries}`: the entries after version `after`, at most `limit`.
-  package func history(of record: SessionRecord, after: Int, limit: Int) throws(EngineRefusal)
-    -> JSONWriter
-  {
+  /// A follow share reads each entry through ``FollowView``.
+  package func history(
+    of record: SessionRecord, after: Int, limit: Int, viewer: Viewer = .owner
+  ) throws(EngineRefusal) -> JSONWriter {
     let past = try past(of: record)
     let kept = configuration.historyVersions
     var writer = JSONWriter(capacity: 256 + min(limit, 100) * 96)
@@ -21,7 +22,13 @@ extension SessionStore {
     writer.key("entries")
     writer.beginArray()
     for entry in past.history.entries(after: after, count: limit, limit: kept) {
-      Self.writeEntry(entry, into: &writer)
+      guard viewer.follows else {
+        Self.writeEntry(entry, into: &writer)
+        continue
+      }
+      var owned = JSONWriter(capacity: 256)
+      Self.writeEntry(entry, into: &owned)
+      writer.raw(FollowView.filter(json: owned.bytes, in: past.navigation.graph))
     }
     writer.endArray()
     writer.endObject()
@@ -55,6 +62,15 @@ extension SessionStore {
       writer.key("to")
       writer.int(to)
       writer.endObject()
+    case .fork(let session, let version):
+      writer.beginObject()
+      writer.key("op")
+      writer.plainString("fork")
+      writer.key("session")
+      writer.string(session)
+      writer.key("version")
+      writer.int(version)
+      writer.endObject()
     case .create, .unrecorded:
       writer.beginObject()
       writer.key("op")
@@ -65,8 +81,9 @@ extension SessionStore {
 
   /// The state right after `version`, as a GET answered it then (`version: V`, `updatedAt` the
   /// time of that version).
-  package func state(of record: SessionRecord, at version: Int) throws(EngineRefusal)
-    -> EncodedAnswer
+  /// Its `shares` are those of that version, as `viewer` sees them.
+  package func state(of record: SessionRecord, at version: Int, viewer: Viewer = .owner)
+    throws(EngineRefusal) -> EncodedAnswer
   {
     let past = try past(of: record)
     let (state, at) = try Self.kept(
@@ -75,8 +92,13 @@ extension SessionStore {
     StateJSON.writeState(
       state, id: record.id,
       times: SessionTimes(createdAt: record.createdAt, updatedAt: at, expiresAt: past.expiresAt),
+      shares: SharesView(
+        shares: state.shares, only: viewer.share, now: Timestamp.now().milliseconds),
       into: &writer)
-    return EncodedAnswer(version: version, body: writer)
+    guard viewer.follows else { return EncodedAnswer(version: version, body: writer) }
+    var followed = JSONWriter(capacity: writer.bytes.count)
+    followed.raw(FollowView.filter(json: writer.bytes, in: state.graph))
+    return EncodedAnswer(version: version, body: followed)
   }
 
   /// What reading a session's past takes, copied under its lock (copy-on-write: no bytes are

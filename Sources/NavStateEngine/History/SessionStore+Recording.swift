@@ -118,6 +118,7 @@ extension SessionHistory.Change {
     case .create: "create"
     case .migrate: "migrate"
     case .unrecorded: "unrecorded"
+    case .fork: "fork"
     case .command(let command): command.opName
     }
   }
@@ -152,6 +153,8 @@ extension Command {
     case .batch: "batch"
     case .setContext: "context"
     case .setLeaveGuard: "leaveGuard"
+    case .createShare: "share"
+    case .revokeShare: "revokeShare"
     case .discarding(let inner): inner.opName
     }
   }

@@ -10,6 +10,11 @@ package struct EventSubscriber: Sendable {
   /// Nothing but the stream's head has been sent: the first event goes out with the `retry:`
   /// line in its block, since some clients (sseclient-py) drop a block that holds `retry:` alone.
   package var awaitsFirstEvent = false
+  /// Whose token opened it: presence and `watching` count by it, and a follow share's stream
+  /// is sent what a follow share may read.
+  package var caller: Caller = .sessionHolder
+  /// When it opened (presence's `since`).
+  package var since = Timestamp(milliseconds: 0)
 }
 
 /// One live session. Its lock serializes the operations on it; other sessions never wait on it.
@@ -108,28 +113,46 @@ public final class SessionRecord: Sendable {
     SessionTimes(createdAt: createdAt, updatedAt: data.updatedAt, expiresAt: data.expiresAt)
   }
 
-  /// The state alone as JSON, as a response body.
-  package func encodedState(of data: inout Data) -> JSONWriter {
-    guard let cache = cachedState(of: &data) else {
-      var writer = JSONWriter(capacity: 1024)
-      StateJSON.writeState(data.navigation, id: id, times: times(of: data), into: &writer)
-      return writer
-    }
-    var writer = JSONWriter(capacity: cache.head.count + cache.tail.bytes.count + 48)
-    StateJSON.writeState(
-      head: cache.head, expiresAt: data.expiresAt, tail: cache.tail.bytes, into: &writer)
+  /// The state alone as JSON, as a response body, as `viewer` sees it.
+  package func encodedState(of data: inout Data, viewer: Viewer = .owner) -> JSONWriter {
+    var writer = JSONWriter(capacity: 1024)
+    writeState(of: &data, into: &writer, viewer: viewer)
     return writer
   }
 
-  /// The state as JSON. In a session in use, all of it but `expiresAt` is encoded once per
-  /// version and kept, so a read copies bytes.
-  package func writeState(of data: inout Data, into writer: inout JSONWriter) {
+  /// The state as JSON, as `viewer` sees it. In a session in use, all of it but `expiresAt`
+  /// and the shares is encoded once per version and kept, so a read copies bytes.
+  package func writeState(
+    of data: inout Data, into writer: inout JSONWriter, viewer: Viewer = .owner
+  ) {
+    guard !viewer.follows else {
+      // Written as the share would see it, then filtered: follow reads are few.
+      var owned = JSONWriter(capacity: 1024)
+      writeState(of: &data, into: &owned, viewer: Viewer(share: viewer.share, follows: false))
+      writer.raw(FollowView.filter(json: owned.bytes, in: data.navigation.graph))
+      return
+    }
+    let shares = sharesView(of: data, for: viewer)
     guard let cache = cachedState(of: &data) else {
-      StateJSON.writeState(data.navigation, id: id, times: times(of: data), into: &writer)
+      StateJSON.writeState(
+        data.navigation, id: id, times: times(of: data), shares: shares, into: &writer)
       return
     }
     StateJSON.writeState(
-      head: cache.head, expiresAt: data.expiresAt, tail: cache.tail.bytes, into: &writer)
+      head: cache.head, expiresAt: data.expiresAt, shares: shares, tail: cache.tail.bytes,
+      into: &writer)
+  }
+
+  /// What `viewer` sees of the session's shares now, and how many streams watch each.
+  package func sharesView(of data: Data, for viewer: Viewer) -> SharesView {
+    let shares = data.navigation.shares
+    guard !shares.isEmpty else { return SharesView() }
+    var watching: [String: Int] = [:]
+    for subscriber in data.subscribers {
+      if let share = subscriber.caller.share { watching[share.id, default: 0] += 1 }
+    }
+    return SharesView(
+      shares: shares, only: viewer.share, now: Timestamp.now().milliseconds, watching: watching)
   }
 
   /// The cache brought up to the current version, or nil in a session not in use.
@@ -176,32 +199,63 @@ extension SessionRecord.Data {
     subscribers.isEmpty ? [] : events.map(EventLog.Entry.init)
   }
 
-  /// Sends every open stream a `reset` event holding `state` (the whole state, as JSON): after a
-  /// migration, which no event list describes whole.
-  mutating func deliverReset(_ state: [UInt8]) {
-    let frame = EventStreamFraming.event(id: navigation.lastSeq, type: "reset", json: state)
+  /// Sends every open stream a `reset` event holding the whole state as its reader sees it
+  /// (`state` writes it for a viewer): after a migration, which no event list describes whole.
+  mutating func deliverReset(_ state: (Viewer) -> [UInt8]) {
+    var frames: [Viewer: [UInt8]] = [:]
+    for subscriber in subscribers where frames[subscriber.caller.viewer] == nil {
+      let viewer = subscriber.caller.viewer
+      frames[viewer] = EventStreamFraming.event(
+        id: navigation.lastSeq, type: "reset", json: state(viewer))
+    }
     subscribers.removeAll { subscriber in
+      let frame = frames[subscriber.caller.viewer] ?? []
       guard subscriber.awaitsFirstEvent else { return !subscriber.sink.write(frame) }
       return !subscriber.sink.write(EventStreamFraming.retryField + frame)
     }
     for index in subscribers.indices { subscribers[index].awaitsFirstEvent = false }
   }
 
-  /// Sends the entries to every open stream; returns how many deliveries were made.
+  /// Sends the entries to every open stream; returns how many deliveries were made. A follow
+  /// share's streams get each event as a follow share reads it (``FollowView``), filtered once
+  /// however many follow.
   package mutating func deliver(_ entries: [EventLog.Entry]) -> Int {
     guard !subscribers.isEmpty else { return 0 }
     var deliveries = 0
+    let graph = navigation.graph
     for entry in entries {
       let frame = EventStreamFraming.event(id: entry.seq, type: entry.type, json: entry.json)
+      var followed: [UInt8]?
       // A failed write means the client is gone or too slow: drop it.
       subscribers.removeAll { subscriber in
-        guard subscriber.awaitsFirstEvent else { return !subscriber.sink.write(frame) }
-        return !subscriber.sink.write(EventStreamFraming.retryField + frame)
+        var bytes = frame
+        if subscriber.caller.follows {
+          let filtered =
+            followed
+            ?? EventStreamFraming.event(
+              id: entry.seq, type: entry.type, json: FollowView.filter(json: entry.json, in: graph))
+          followed = filtered
+          bytes = filtered
+        }
+        guard subscriber.awaitsFirstEvent else { return !subscriber.sink.write(bytes) }
+        return !subscriber.sink.write(EventStreamFraming.retryField + bytes)
       }
       for index in subscribers.indices { subscribers[index].awaitsFirstEvent = false }
       deliveries += subscribers.count
     }
     return deliveries
+  }
+
+  /// Takes the streams opened with `share`'s token off the session, to be finished once its
+  /// lock is let go (the share ended).
+  package mutating func removeStreams(ofShare share: String) -> [any EventSink] {
+    var ended: [any EventSink] = []
+    subscribers.removeAll { subscriber in
+      guard subscriber.caller.share?.id == share else { return false }
+      ended.append(subscriber.sink)
+      return true
+    }
+    return ended
   }
 
 }

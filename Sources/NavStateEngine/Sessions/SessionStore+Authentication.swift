@@ -40,8 +40,26 @@ extension SessionStore {
       _ = Self.decoy.matches(token)
       throw EngineRefusal.sessionNotFound
     }
-    guard record.token.matches(token) else { throw EngineRefusal.sessionNotFound }
+    guard record.token.matches(token) else {
+      guard let share = liveShare(of: record, token: token) else {
+        throw EngineRefusal.sessionNotFound
+      }
+      return (record, .share(id: share.id, mode: share.mode))
+    }
     return (record, .sessionHolder)
+  }
+
+  /// The live share of `record` whose token `token` is. A share is known by its token's
+  /// digest, so a session with shares pays one SHA-256 for a token that is not its own; one
+  /// without pays nothing. A revoked or expired share's token is a wrong token.
+  private func liveShare(of record: SessionRecord, token: UnsafeBufferPointer<UInt8>)
+    -> SessionShare?
+  {
+    let shares = record.data.withLock { data in data.ended ? [] : data.navigation.shares }
+    guard !shares.isEmpty else { return nil }
+    let digest = SHA256.hash(token)
+    let now = Timestamp.now().milliseconds
+    return shares.first { $0.credential == digest && $0.isLive(at: now) }
   }
 
   /// Refuses a call that only the backend may make (`what` names it) unless `token` is one of

@@ -22,6 +22,24 @@ extension SessionStore {
     } catch {
       throw EngineRefusal.navigation(error)
     }
+    var history = SessionHistory()
+    history.append(
+      SessionHistory.Entry(
+        version: navigation.version, at: now, by: creator == .backend ? .backend : .client,
+        change: .create(graphVersion: graph.version, root: root, context: context)),
+      state: navigation, limit: configuration.historyVersions)
+    return try admit(
+      navigation, events: events, history: history, generation: generation, client: client,
+      now: now)
+  }
+
+  /// Takes a new session in (made, or forked): admitted under the caps and the memory budget,
+  /// given an id and a token, journaled before anyone learns its id.
+  func admit(
+    _ navigation: NavigationState, events: [NavigationEvent], history: SessionHistory,
+    generation: Int, client: String, now: Timestamp
+  ) throws(EngineRefusal) -> (SessionRecord, token: String) {
+    let graph = navigation.graph
     guard memory.hasRoom() else { throw EngineRefusal.memoryExhausted }
     try admission.reserve(for: client)
     var data = SessionRecord.Data(
@@ -30,11 +48,7 @@ extension SessionStore {
       log: EventLog(
         capacity: configuration.eventBufferSize, maxBytes: configuration.eventBufferBytes))
     data.record(events)
-    data.history.append(
-      SessionHistory.Entry(
-        version: navigation.version, at: now, by: creator == .backend ? .backend : .client,
-        change: .create(graphVersion: graph.version, root: root, context: context)),
-      state: navigation, limit: configuration.historyVersions)
+    data.history = history
     data.catalogGeneration = UInt32(truncatingIfNeeded: generation)
     data.routeCounts = catalog.counts(for: graph)
     data.accountedBytes = MemoryFootprint.session(data)
@@ -80,6 +94,7 @@ extension SessionStore {
     registry.coordinatorCount.wrappingAdd(live, ordering: .relaxed)
     memory.add(accounted)
     expiry.schedule(record.key, expiringAt: expiresAt)
+    scheduleShares(of: record)
   }
 
   /// Ends a session: every coordinator stops, then `session.ended`, and its streams finish.

@@ -25,6 +25,12 @@ public final class SessionStore: Sendable {
   /// Drawn when the feed began: its cursors name it, so that one from another feed is refused.
   /// A data directory keeps it (``DataDirectoryDurability``); otherwise drawn at each start.
   package let feedEpoch = Atomic<UInt32>(UInt32.random(in: 1...UInt32.max))
+  /// When each session with shares next has one to expire.
+  package let shareDeadlines = ShareDeadlines()
+  /// Handoff codes issued and not yet redeemed, and failed redemptions by address.
+  package let handoffs = HandoffCodes()
+  /// Sessions whose streams changed, owed a presence message.
+  package let presence = PresenceBoard()
   /// Where accepted changes are kept before they are answered (`--data-dir`); nil: nowhere.
   private let storageSlot = Mutex<(any SessionStorage)?>(nil)
   /// Held across a graph load's check, save and catalog entry, so that two loads of one version

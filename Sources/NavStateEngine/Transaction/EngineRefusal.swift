@@ -37,6 +37,10 @@ public enum EngineRefusal: Error, Sendable {
   case invalidVersion(current: Int)
   /// The version is older than the session's history keeps; `oldest` is the oldest kept.
   case historyExpired(oldest: Int)
+  /// A share token asked to share the session (or to revoke a share).
+  case shareCannotShare
+  /// A share token asked for what its share does not allow (`what` says what was asked).
+  case readOnly(what: String)
   /// The session is not at a version the call accepts (`If-Match`).
   case versionMismatch(current: Int, precondition: VersionPrecondition)
 }

@@ -79,13 +79,13 @@ extension SessionStore {
     _ command: Command, to record: SessionRecord, by caller: Caller = .sessionHolder,
     precondition: VersionPrecondition?, minimal: Bool, idempotency: IdempotencyClaim? = nil
   ) throws(EngineRefusal) -> AppliedCommand {
-    if caller != .backend, command.isBackendOnly {
+    if caller != .backend, caller != .server, command.isBackendOnly {
       throw EngineRefusal.backendOnly(what: "setting a session's context")
     }
     let storage = self.storage
     let change = Change(
       command: command, precondition: precondition, minimal: minimal, idempotency: idempotency,
-      author: caller == .backend ? .backend : .client)
+      author: caller.author, viewer: caller.viewer)
     guard let storage, storage.confirmsLater else {
       return try commit(change, to: record, storage: storage)
     }
@@ -101,6 +101,8 @@ extension SessionStore {
     var minimal: Bool
     var idempotency: IdempotencyClaim?
     var author: SessionHistory.Author
+    /// Whose answer it is: a share's shows its own share alone.
+    var viewer: Viewer
   }
 
   /// What a change leaves to undo should its store fail it: the tree before (a small copy, made
@@ -128,6 +130,8 @@ extension SessionStore {
     // Set only when the store confirms later; kept out of the closure's result, whose tuple is
     // destroyed through the runtime's generic witnesses (see `Waiting`).
     var waiting: Waiting?
+    // A revoked share's streams, finished once the lock is let go.
+    var endedStreams: [any EventSink] = []
     var replay: IdempotencyLedger.Decision?
     let prepared = try record.data.withLock {
       (data) throws(EngineRefusal) -> (
@@ -165,7 +169,8 @@ extension SessionStore {
       guard !events.isEmpty else {
         // A key stays claimed: the API words a change of nothing (a teardown's 204) and
         // settles it with that answer.
-        Self.writeAnswer(record, &data, minimal: change.minimal, events, [], into: &writer)
+        Self.writeAnswer(
+          record, &data, minimal: change.minimal, viewer: change.viewer, events, [], into: &writer)
         noteStateCache(of: record, &data, grew: false)
         return (data.navigation.version, events, data.routeCounts)
       }
@@ -207,7 +212,9 @@ extension SessionStore {
       // A keyed change is answered before it is kept: the answer goes in its record.
       var decided: (key: String, decision: IdempotencyLedger.Decision)?
       if let idempotency = change.idempotency {
-        Self.writeAnswer(record, &data, minimal: change.minimal, events, entries, into: &writer)
+        Self.writeAnswer(
+          record, &data, minimal: change.minimal, viewer: change.viewer, events, entries,
+          into: &writer)
         decided = (
           idempotency.key,
           IdempotencyLedger.Decision(
@@ -229,7 +236,9 @@ extension SessionStore {
         case .pending(let confirmation):
           // Answered once kept: the rest happens after the wait, under the lock again.
           if decided == nil {
-            Self.writeAnswer(record, &data, minimal: change.minimal, events, entries, into: &writer)
+            Self.writeAnswer(
+              record, &data, minimal: change.minimal, viewer: change.viewer, events, entries,
+              into: &writer)
           }
           waiting = Waiting(
             confirmation: confirmation, undo: undo, entries: entries, decided: decided,
@@ -240,8 +249,11 @@ extension SessionStore {
       }
       publish(entries, decided: decided, in: &data)
       show(feedItems)
+      endedStreams = Self.streamsEnded(by: change.command, in: &data)
       if decided == nil {
-        Self.writeAnswer(record, &data, minimal: change.minimal, events, entries, into: &writer)
+        Self.writeAnswer(
+          record, &data, minimal: change.minimal, viewer: change.viewer, events, entries,
+          into: &writer)
       }
       // After the state is written: its encoding is kept with the session, and counted.
       noteStateCache(of: record, &data, grew: true)
@@ -253,8 +265,9 @@ extension SessionStore {
         version: prepared.version, eventCount: 0, answer: writer, replay: replay)
     }
     if let waiting {
-      try confirm(waiting, of: record)
+      endedStreams = try confirm(waiting, command: change.command, of: record)
     }
+    for sink in endedStreams { sink.finish() }
     if !prepared.events.isEmpty { change.idempotency?.isSettled = true }
     account(prepared.events, counts: prepared.counts)
     return AppliedCommand(
@@ -298,9 +311,11 @@ extension SessionStore {
 
   /// Waits, with no lock held, for the store to keep a change; then publishes it, or undoes it
   /// (the session's commit gate is held, so no later change stands on it) and refuses it.
-  private func confirm(_ waiting: Waiting, of record: SessionRecord) throws(EngineRefusal) {
+  private func confirm(_ waiting: Waiting, command: Command, of record: SessionRecord)
+    throws(EngineRefusal) -> [any EventSink]
+  {
     let kept = waiting.confirmation.wait()
-    try record.data.withLock { (data) throws(EngineRefusal) in
+    return try record.data.withLock { (data) throws(EngineRefusal) -> [any EventSink] in
       guard kept else {
         waiting.undo.restore(&data)
         reaccount(&data)
@@ -310,7 +325,17 @@ extension SessionStore {
       // No stream opened meanwhile: a subscription waits at the commit gate too.
       publish(waiting.entries, decided: waiting.decided, in: &data)
       show(waiting.feed)
+      return Self.streamsEnded(by: command, in: &data)
     }
+  }
+
+  /// A revoked share's open streams end, after its `share.revoked` event: taken off the
+  /// session here, finished by the caller once the lock is let go.
+  private static func streamsEnded(by command: Command, in data: inout SessionRecord.Data)
+    -> [any EventSink]
+  {
+    guard case .revokeShare(let id, _) = command, !data.subscribers.isEmpty else { return [] }
+    return data.removeStreams(ofShare: id)
   }
 
   /// The change is kept: its key is settled and its events go to the open streams.
@@ -326,7 +351,7 @@ extension SessionStore {
   /// client follows the stream (`minimal`). The events from `entries` when they were encoded
   /// for the streams, else encoded here.
   private static func writeAnswer(
-    _ record: SessionRecord, _ data: inout SessionRecord.Data, minimal: Bool,
+    _ record: SessionRecord, _ data: inout SessionRecord.Data, minimal: Bool, viewer: Viewer,
     _ events: [NavigationEvent], _ entries: [EventLog.Entry], into writer: inout JSONWriter
   ) {
     writer.beginObject()
@@ -334,7 +359,7 @@ extension SessionStore {
     writer.int(data.navigation.version)
     if !minimal {
       writer.key("session")
-      record.writeState(of: &data, into: &writer)
+      record.writeState(of: &data, into: &writer, viewer: viewer)
     }
     writer.key("events")
     writer.beginArray()

@@ -60,11 +60,13 @@ extension SessionStore {
     }
   }
 
-  /// The session's state, as JSON.
-  package func state(of record: SessionRecord) throws(EngineRefusal) -> EncodedAnswer {
+  /// The session's state, as JSON, as `viewer` sees it.
+  package func state(of record: SessionRecord, viewer: Viewer = .owner) throws(EngineRefusal)
+    -> EncodedAnswer
+  {
     try record.data.withLock { (data) throws(EngineRefusal) -> EncodedAnswer in
       try call(record, &data)
-      let body = record.encodedState(of: &data)
+      let body = record.encodedState(of: &data, viewer: viewer)
       noteStateCache(of: record, &data, grew: false)
       return EncodedAnswer(version: data.navigation.version, body: body)
     }
@@ -84,7 +86,9 @@ extension SessionStore {
 
   /// The events after sequence number `after` as `{events, lastSeq}`; when those are no longer
   /// kept, `{events: [], reset: <the whole state>, lastSeq}`.
-  package func events(of record: SessionRecord, after: Int) throws(EngineRefusal) -> JSONWriter {
+  package func events(of record: SessionRecord, after: Int, viewer: Viewer = .owner)
+    throws(EngineRefusal) -> JSONWriter
+  {
     var writer = JSONWriter(capacity: 2048)
     try record.data.withLock { (data) throws(EngineRefusal) in
       try call(record, &data)
@@ -92,7 +96,10 @@ extension SessionStore {
       if let entries = data.log.after(after) {
         writer.key("events")
         writer.beginArray()
-        for entry in entries { writer.raw(entry.json) }
+        let graph = data.navigation.graph
+        for entry in entries {
+          writer.raw(viewer.follows ? FollowView.filter(json: entry.json, in: graph) : entry.json)
+        }
         writer.endArray()
       } else {
         // The events asked for are no longer kept: hand over the whole state instead.
@@ -100,7 +107,7 @@ extension SessionStore {
         writer.beginArray()
         writer.endArray()
         writer.key("reset")
-        record.writeState(of: &data, into: &writer)
+        record.writeState(of: &data, into: &writer, viewer: viewer)
         noteStateCache(of: record, &data, grew: false)
       }
       writer.key("lastSeq")
@@ -113,11 +120,12 @@ extension SessionStore {
   /// Opens an event stream on the session: the events after `after` (or, when those are no
   /// longer kept or none was given, one `reset` event with the whole state), then live events.
   package func followEvents<Sink: EventSink>(
-    of record: SessionRecord, after: Int?, client: String,
+    of record: SessionRecord, after: Int?, client: String, caller: Caller = .sessionHolder,
     makeSink: (_ maxBufferedBytes: Int, _ onClose: @escaping @Sendable () -> Void) -> Sink
   ) throws(EngineRefusal) -> Sink {
-    try subscribe(
-      record, client: client,
+    let viewer = caller.viewer
+    return try subscribe(
+      record, client: client, caller: caller,
       prepare: { (data) throws(EngineRefusal) -> ([UInt8], Bool) in
         guard !data.ended else { throw EngineRefusal.sessionNotFound }
         try migrateIfBehind(record, &data)
@@ -126,12 +134,14 @@ extension SessionStore {
         if let after, after <= lastSeq, let entries = data.log.after(after) {
           // Up to date already: the `retry:` line waits for the first live event.
           guard !entries.isEmpty else { return ([], false) }
+          let graph = data.navigation.graph
           for entry in entries {
-            initial += EventStreamFraming.event(id: entry.seq, type: entry.type, json: entry.json)
+            let json = viewer.follows ? FollowView.filter(json: entry.json, in: graph) : entry.json
+            initial += EventStreamFraming.event(id: entry.seq, type: entry.type, json: json)
           }
         } else {
           var writer = JSONWriter(capacity: 1024)
-          record.writeState(of: &data, into: &writer)
+          record.writeState(of: &data, into: &writer, viewer: viewer)
           noteStateCache(of: record, &data, grew: false)
           initial += EventStreamFraming.event(id: lastSeq, type: "reset", json: writer.bytes)
         }

@@ -71,6 +71,10 @@ public indirect enum Command: Sendable, Equatable {
   case setContext(SessionContext)
   /// Sets (a reason) or clears (nil) the leave guard of a live coordinator.
   case setLeaveGuard(CoordinatorID, reason: String?)
+  /// Hands out a share of the session (docs/shares.md); its token is made by the server.
+  case createShare(SessionShare)
+  /// Ends a share: revoked by a caller, or expired (the server's own call).
+  case revokeShare(String, reason: ShareEndReason)
   /// The command, going ahead even where it stops coordinators with leave guards (`discard:
   /// true`). Around a batch it covers every op; inside one, that op.
   case discarding(Command)

@@ -31,17 +31,19 @@ public struct NavigationError: Error, Sendable, Equatable, CustomStringConvertib
     case leaveBlocked = "leave_blocked"
     case invalidContext = "invalid_context"
     case contextTooLarge = "context_too_large"
+    case tooManyShares = "too_many_shares"
+    case shareNotFound = "share_not_found"
 
     /// What kind of refusal this is; the HTTP layer maps it to a status.
     public var kind: Kind {
       switch self {
       case .nothingToPop, .notInActiveFlow, .nothingToDismiss, .notAModal, .nothingToGoBackTo,
         .noTabContainer, .cannotReplaceTab, .targetNotFree, .coordinatorStopped,
-        .cannotTearDownRoot, .cannotTearDownTab, .leaveBlocked:
+        .cannotTearDownRoot, .cannotTearDownTab, .leaveBlocked, .tooManyShares:
         .conflict
       case .requirementNotMet:
         .forbidden
-      case .unknownCoordinator, .sessionEnded:
+      case .unknownCoordinator, .sessionEnded, .shareNotFound:
         .notFound
       case .invalidRequest, .unknownRoute, .invalidParams, .routeNotAllowed,
         .presentationNotAllowed, .notARootRoute, .coordinatorLimit, .noSuchTab, .invalidPath,

@@ -25,6 +25,10 @@ public struct NavigationEvent: Sendable, Equatable {
     case leaveGuardChanged(CoordinatorID, reason: String?)
     /// The visible path was made what it was at session version `from` (`POST .../restore`).
     case sessionRestored(from: Int)
+    /// A share of the session was handed out (docs/shares.md).
+    case shareCreated(id: String, mode: ShareMode, label: String)
+    /// A share ended: revoked, or expired.
+    case shareRevoked(id: String, reason: ShareEndReason)
 
     /// The `type` clients see, as a compile-time string: written as it is, with no `String`.
     public var staticTypeName: StaticString {
@@ -41,6 +45,8 @@ public struct NavigationEvent: Sendable, Equatable {
       case .pendingApplied: "pending.applied"
       case .pendingDropped: "pending.dropped"
       case .leaveGuardChanged: "leaveGuard.changed"
+      case .shareCreated: "share.created"
+      case .shareRevoked: "share.revoked"
       }
     }
 

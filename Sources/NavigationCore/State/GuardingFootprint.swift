@@ -10,11 +10,21 @@ extension NavigationState {
   /// Zero for a session with none of the three, which costs nothing to ask.
   public var guardingFootprint: Int {
     guard let guarding else { return 0 }
-    var bytes = GuardingCost.block + guarding.context.footprint
-    for leaveGuard in guarding.leaveGuards {
+    let parts = guarding.parts
+    var bytes = GuardingCost.block + parts.context.footprint
+    for leaveGuard in parts.leaveGuards {
       bytes += GuardingCost.slot + GuardingCost.text(leaveGuard.reason)
     }
-    if let request = guarding.pendingRequest { bytes += request.footprint }
+    if let request = parts.pendingRequest { bytes += request.footprint }
+    // A share: its slot, id, label and digest; a fork's origin: the source's id.
+    for share in parts.shares {
+      bytes +=
+        GuardingCost.slot + 32 + GuardingCost.block + GuardingCost.text(share.id)
+        + GuardingCost.text(share.label)
+    }
+    if let origin = parts.forkedFrom {
+      bytes += GuardingCost.slot + GuardingCost.text(origin.session)
+    }
     return bytes
   }
 }

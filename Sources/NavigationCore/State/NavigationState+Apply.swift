@@ -118,6 +118,10 @@ extension NavigationState {
       try setContext(context, into: &pending)
     case .setLeaveGuard(let id, let reason):
       try setLeaveGuard(id, reason: reason, into: &pending)
+    case .createShare(let share):
+      try createShare(share, into: &pending)
+    case .revokeShare(let id, let reason):
+      try revokeShare(id, reason: reason, into: &pending)
     case .discarding(let inner):
       // Reached only nested below a batch op's own wrapper, which `apply` has taken off.
       try perform(inner, into: &pending)

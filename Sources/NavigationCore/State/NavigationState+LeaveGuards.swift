@@ -3,7 +3,7 @@
 extension NavigationState {
   /// The reason of `id`'s leave guard, or nil when it has none.
   public func leaveGuard(of id: CoordinatorID) -> String? {
-    guard let guards = guarding?.leaveGuards else { return nil }
+    guard let guards = guarding?.parts.leaveGuards else { return nil }
     return guards.first { $0.coordinator == id }?.reason
   }
 

@@ -7,7 +7,7 @@ extension NavigationState {
     restoring graph: RouteGraph, limits: NavigationLimits, coordinators: [Coordinator],
     rootID: CoordinatorID?, version: Int, lastIssuedID: Int, lastSeq: Int,
     context: SessionContext = SessionContext(), pendingRequest: PendingRequest? = nil,
-    leaveGuards: [LeaveGuard] = []
+    leaveGuards: [LeaveGuard] = [], shares: [SessionShare] = [], forkedFrom: ForkOrigin? = nil
   ) throws(NavigationError) {
     var table: CoordinatorTable = [:]
     var previous = 0
@@ -22,7 +22,10 @@ extension NavigationState {
       graph: graph, limits: limits, coordinators: table, version: version,
       lastIssuedID: lastIssuedID, lastSeq: lastSeq, rootID: rootID)
     guarding = Guarding(
-      context, pendingRequest, leaveGuards.sorted { $0.coordinator < $1.coordinator })
+      GuardingParts(
+        context: context, pendingRequest: pendingRequest,
+        leaveGuards: leaveGuards.sorted { $0.coordinator < $1.coordinator }, shares: shares,
+        forkedFrom: forkedFrom))
     guard version >= 1, lastSeq >= 1 else {
       throw NavigationError(.invalidRequest, "version and sequence numbers start at 1")
     }

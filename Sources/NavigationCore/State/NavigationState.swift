@@ -163,40 +163,70 @@ extension NavigationState {
 
   /// What the app's backend says about the user; route guards read it (docs/behaviour.md section 9).
   public internal(set) var context: SessionContext {
-    get { guarding?.context ?? SessionContext() }
-    set { guarding = Guarding(newValue, pendingRequest, leaveGuards) }
+    get { guarding?.parts.context ?? SessionContext() }
+    set { changeGuarding { $0.context = newValue } }
   }
 
   /// The request a redirect is holding until the context opens its route (docs/behaviour.md section 10).
   public internal(set) var pendingRequest: PendingRequest? {
-    get { guarding?.pendingRequest }
-    set { guarding = Guarding(context, newValue, leaveGuards) }
+    get { guarding?.parts.pendingRequest }
+    set { changeGuarding { $0.pendingRequest = newValue } }
   }
 
   /// Live coordinators with a leave guard, by increasing id (docs/behaviour.md section 11). Kept here rather than
   /// in each ``Coordinator``: few coordinators have one, and every coordinator of every session
   /// would otherwise carry the room for it.
   public internal(set) var leaveGuards: [LeaveGuard] {
-    get { guarding?.leaveGuards ?? [] }
-    set { guarding = Guarding(context, pendingRequest, newValue) }
+    get { guarding?.parts.leaveGuards ?? [] }
+    set { changeGuarding { $0.leaveGuards = newValue } }
+  }
+
+  /// The session's shares, oldest first, expired ones included until the server revokes them
+  /// (docs/shares.md).
+  public internal(set) var shares: [SessionShare] {
+    get { guarding?.parts.shares ?? [] }
+    set { changeGuarding { $0.shares = newValue } }
+  }
+
+  /// The session and version this session was forked from; nil for one that was created.
+  public internal(set) var forkedFrom: ForkOrigin? {
+    get { guarding?.parts.forkedFrom }
+    set { changeGuarding { $0.forkedFrom = newValue } }
   }
 
   /// Whether any coordinator has a leave guard: checked wherever coordinators stop.
-  var hasLeaveGuards: Bool { guarding.map { !$0.leaveGuards.isEmpty } ?? false }
+  var hasLeaveGuards: Bool { guarding.map { !$0.parts.leaveGuards.isEmpty } ?? false }
+
+  private mutating func changeGuarding(_ change: (inout GuardingParts) -> Void) {
+    var parts = guarding?.parts ?? GuardingParts()
+    change(&parts)
+    guarding = Guarding(parts)
+  }
+}
+
+/// What few sessions hold beside their tree: context, pending request, leave guards, shares and
+/// where a fork came from.
+struct GuardingParts: Sendable {
+  var context = SessionContext()
+  var pendingRequest: PendingRequest?
+  var leaveGuards: [LeaveGuard] = []
+  var shares: [SessionShare] = []
+  var forkedFrom: ForkOrigin?
+
+  var isEmpty: Bool {
+    context.isEmpty && pendingRequest == nil && leaveGuards.isEmpty && shares.isEmpty
+      && forkedFrom == nil
+  }
 }
 
 /// See ``NavigationState/guarding``. Immutable: a change makes a new one.
 final class Guarding: Sendable {
-  let context: SessionContext
-  let pendingRequest: PendingRequest?
-  let leaveGuards: [LeaveGuard]
+  let parts: GuardingParts
 
-  /// Nil when all three are empty.
-  init?(_ context: SessionContext, _ pendingRequest: PendingRequest?, _ leaveGuards: [LeaveGuard]) {
-    guard !context.isEmpty || pendingRequest != nil || !leaveGuards.isEmpty else { return nil }
-    self.context = context
-    self.pendingRequest = pendingRequest
-    self.leaveGuards = leaveGuards
+  /// Nil when every part is empty.
+  init?(_ parts: GuardingParts) {
+    guard !parts.isEmpty else { return nil }
+    self.parts = parts
   }
 }
 

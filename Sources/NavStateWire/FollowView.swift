@@ -1,0 +1,41 @@
+public import NavJSON
+public import NavigationCore
+
+/// What a `follow` share reads of any JSON about its session (a state, an event, a history
+/// entry): sensitive params `"[redacted]"`, as ``Redaction`` does, and no `context` member
+/// anywhere (the backend's word about the user is not for onlookers). Params and results are
+/// the client's values, not the server's shapes: a member named `context` inside them stays.
+public enum FollowView {
+  public static func filter(_ value: JSONValue, in graph: RouteGraph) -> JSONValue {
+    let stripped = withoutContext(value)
+    return graph.hasSensitiveParams ? Redaction.redact(stripped, in: graph) : stripped
+  }
+
+  /// ``filter(_:in:)`` over encoded JSON; bytes that are not JSON (never what the server
+  /// wrote) become `null` rather than pass unfiltered.
+  public static func filter(json bytes: [UInt8], in graph: RouteGraph) -> [UInt8] {
+    guard let value = try? JSONParser.parse(bytes) else { return Array("null".utf8) }
+    var writer = JSONWriter(capacity: bytes.count + 16)
+    writer.value(filter(value, in: graph))
+    return writer.bytes
+  }
+
+  private static func withoutContext(_ value: JSONValue) -> JSONValue {
+    switch value {
+    case .array(let elements):
+      return .array(elements.map(withoutContext))
+    case .object(let object):
+      var members: [JSONObject.Member] = []
+      members.reserveCapacity(object.members.count)
+      for member in object.members where member.key != "context" {
+        let kept =
+          member.key == "params" || member.key == "result"
+          ? member.value : withoutContext(member.value)
+        members.append(JSONObject.Member(key: member.key, value: kept))
+      }
+      return .object(JSONObject(members))
+    default:
+      return value
+    }
+  }
+}
