@@ -2,7 +2,8 @@ import MicroHTTPServer
 
 /// The thin web client: one page (HTML, CSS and vanilla JavaScript, no build step, nothing loaded
 /// from elsewhere), served by the binary at `GET /`, with its style, scripts and icon as files
-/// of their own (`/app.css`, `/app.js`, `/graph.js`, `/favicon.svg`) so that its
+/// of their own (`/app.css`, `/app.js`, `/graph.js`, `/qr.js`,
+/// `/favicon.svg`) so that its
 /// Content-Security-Policy needs no `'unsafe-inline'`.
 ///
 /// - It creates a session on any loaded graph (`GET /v1/graphs`) or opens one by id and token.
@@ -17,8 +18,11 @@ import MicroHTTPServer
 ///   event's state as is, and reconnects with `Last-Event-ID` after a drop.
 /// - It lists the session's history as a timeline (who, when, what), shows any kept version
 ///   read-only (`?at=V`), restores it on request, and downloads the recording.
+/// - It shares the session (a link, a handoff code and a QR code drawn by `qr.js`), lists and
+///   revokes its shares, names who is watching, opens a share link as a read-only follow view,
+///   and redeems handoff codes.
 ///
-/// Its files are real files in `WebClient/` (`index.html`, `app.css`, `app.js`, `graph.js`,
+/// Its files are real files in `WebClient/` (`index.html`, `app.css`, `app.js`, `graph.js`, `qr.js`,
 /// `favicon.svg`), compiled into the binary by SwiftPM (`.embedInCode` resources, read as
 /// `PackageResources`), so the binary serves them with no folder beside it. They are served byte
 /// for byte as they are on disk: nothing is substituted into them, since everything the page

@@ -25,14 +25,16 @@ public enum StateJSON {
   ) {
     writeState(
       head: encodeHead(id: id, state: state, times: times), expiresAt: times.expiresAt,
-      shares: shares ?? SharesView(shares: state.shares, now: Timestamp.now().milliseconds),
+      shares: shares
+        ?? (state.hasShares
+          ? SharesView(shares: state.shares, now: Timestamp.now().milliseconds) : nil),
       tail: encodeTail(of: state).bytes, into: &writer)
   }
 
   /// The state with its head and tail already encoded (see ``encodeHead(id:state:times:)`` and
   /// ``encodeTail(of:)``): only `expiresAt`, which every read moves, is written here.
   package static func writeState(
-    head: [UInt8], expiresAt: Timestamp, shares: SharesView, tail: [UInt8],
+    head: [UInt8], expiresAt: Timestamp, shares: SharesView?, tail: [UInt8],
     into writer: inout JSONWriter
   ) {
     writer.beginObject()
@@ -40,7 +42,14 @@ public enum StateJSON {
     writer.key("expiresAt")
     expiresAt.withRFC3339 { writer.plainString($0) }
     // Beside `expiresAt`, outside the encoding kept per version: `watching` moves without one.
-    ShareJSON.writeSharesMember(shares, into: &writer)
+    // Nil: the session has none (most), written without touching an array.
+    if let shares {
+      ShareJSON.writeSharesMember(shares, into: &writer)
+    } else {
+      writer.key("shares")
+      writer.beginArray()
+      writer.endArray()
+    }
     writer.members(tail)
     writer.endObject()
   }

@@ -73,13 +73,16 @@ struct SharesTests {
     #expect(abs(expires - created - 900) < 0.01)
     let drive = try Self.share(session, mode: "drive", label: "iPad")
     #expect(drive.status == 201)
-    let driveCreated = try #require(drive.json["share"]?["createdAt"]?.stringValue.flatMap(Self.time))
-    let driveExpires = try #require(drive.json["share"]?["expiresAt"]?.stringValue.flatMap(Self.time))
+    let driveCreated = try #require(
+      drive.json["share"]?["createdAt"]?.stringValue.flatMap(Self.time))
+    let driveExpires = try #require(
+      drive.json["share"]?["expiresAt"]?.stringValue.flatMap(Self.time))
     #expect(abs(driveExpires - driveCreated - 86_400) < 0.01)
     // Two changes, each with its event.
     let state = try session.get().json
     #expect(state["version"]?.intValue == before + 2)
-    let events = try session.client.json("GET", "\(session.path)/events?after=1", token: session.token)
+    let events =
+      try session.client.json("GET", "\(session.path)/events?after=1", token: session.token)
       .json["events"]?.arrayValue ?? []
     let shareEvents = events.filter { $0["type"] == "share.created" }
     #expect(shareEvents.count == 2)
@@ -90,7 +93,8 @@ struct SharesTests {
     let listed = state["shares"]?.arrayValue ?? []
     #expect(listed.count == 2)
     #expect(listed.allSatisfy { $0["watching"] == 0 && $0["token"] == nil })
-    #expect(listed.first?.objectValue?.keys.sorted() == ["expiresAt", "id", "label", "mode", "watching"])
+    #expect(
+      listed.first?.objectValue?.keys.sorted() == ["expiresAt", "id", "label", "mode", "watching"])
     // The backend may share too.
     let byBackend = try Self.share(session, mode: "follow", token: Self.key)
     #expect(byBackend.status == 201)
@@ -128,17 +132,22 @@ struct SharesTests {
     return formatter.date(from: text)?.timeIntervalSince1970
   }
 
-  @Test("at most 16 live shares: 409 too_many_shares; a revocation makes room", arguments: TestBackend.allCases)
+  @Test(
+    "at most 16 live shares: 409 too_many_shares; a revocation makes room",
+    arguments: TestBackend.allCases)
   func limit(backend: TestBackend) throws {
     let server = try Self.app(backend)
     defer { server.stop() }
     let session = try server.session()
     var ids: [String] = []
-    for index in 0..<16 { ids.append(try Self.made(session, mode: "follow", label: "s\(index)").id) }
+    for index in 0..<16 {
+      ids.append(try Self.made(session, mode: "follow", label: "s\(index)").id)
+    }
     let refused = try Self.share(session, mode: "drive", label: "one more")
     #expect(refused.status == 409)
     #expect(refused.code == "too_many_shares")
-    let revoked = try session.client.json("DELETE", "\(session.path)/shares/\(ids[0])", token: session.token)
+    let revoked = try session.client.json(
+      "DELETE", "\(session.path)/shares/\(ids[0])", token: session.token)
     #expect(revoked.status == 204)
     #expect(try Self.share(session, mode: "drive", label: "one more").status == 201)
   }
@@ -284,7 +293,8 @@ struct SharesTests {
     let state = try session.get().json
     #expect(state["version"]?.intValue == version + 1)
     #expect(state["shares"] == [])
-    let events = try session.client.json("GET", "\(session.path)/events?after=0", token: session.token)
+    let events =
+      try session.client.json("GET", "\(session.path)/events?after=0", token: session.token)
       .json["events"]?.arrayValue ?? []
     let revokedEvent = events.last { $0["type"] == "share.revoked" }
     #expect(revokedEvent?["share"] == .string(id))
@@ -294,7 +304,8 @@ struct SharesTests {
       #expect(gone.status == 404, "\(path)")
       #expect(gone.code == "session_not_found")
     }
-    let again = try session.client.json("DELETE", "\(session.path)/shares/\(id)", token: session.token)
+    let again = try session.client.json(
+      "DELETE", "\(session.path)/shares/\(id)", token: session.token)
     #expect(again.status == 404)
     #expect(again.code == "share_not_found")
     let history = try session.client.json("GET", "\(session.path)/history", token: session.token)
@@ -302,7 +313,9 @@ struct SharesTests {
     #expect(ops.suffix(2) == ["share", "revokeShare"])
   }
 
-  @Test("a share expires by itself: share.revoked {reason: expired}, by the server", arguments: TestBackend.allCases)
+  @Test(
+    "a share expires by itself: share.revoked {reason: expired}, by the server",
+    arguments: TestBackend.allCases)
   func expiry(backend: TestBackend) throws {
     let server = try Self.app(backend)
     defer { server.stop() }
@@ -314,7 +327,8 @@ struct SharesTests {
     let deadline = Date().addingTimeInterval(5)
     var events: [JSONValue] = []
     while Date() < deadline {
-      events = try session.client.json("GET", "\(session.path)/events?after=0", token: session.token)
+      events =
+        try session.client.json("GET", "\(session.path)/events?after=0", token: session.token)
         .json["events"]?.arrayValue ?? []
       if events.contains(where: { $0["type"] == "share.revoked" }) { break }
       Thread.sleep(forTimeInterval: 0.1)
@@ -325,13 +339,18 @@ struct SharesTests {
     let history = try session.client.json("GET", "\(session.path)/history", token: session.token)
     let last = history.json["entries"]?.arrayValue?.last
     #expect(last?["by"] == "server")
-    #expect(last?["op"] == ["op": "revokeShare", "share": answer.json["share"]?["id"] ?? .null, "reason": "expired"])
+    #expect(
+      last?["op"] == [
+        "op": "revokeShare", "share": answer.json["share"]?["id"] ?? .null, "reason": "expired",
+      ])
     // Its handoff code ended with it.
     let redeemed = try server.client.json("POST", "/v1/handoffs", body: ["code": .string(code)])
     #expect(redeemed.status == 404)
   }
 
-  @Test("handoff codes: 10 characters, once, then 404; 429 after 10 failures a minute", arguments: TestBackend.allCases)
+  @Test(
+    "handoff codes: 10 characters, once, then 404; 429 after 10 failures a minute",
+    arguments: TestBackend.allCases)
   func handoff(backend: TestBackend) throws {
     let server = try Self.app(backend)
     defer { server.stop() }
@@ -343,7 +362,8 @@ struct SharesTests {
     #expect(code.allSatisfy { "23456789ABCDEFGHJKMNPQRSTUVWXYZ".contains($0) })
     // Typed as people type it: lower case, in two halves.
     let typed = code.lowercased().prefix(5) + "-" + code.lowercased().suffix(5)
-    let redeemed = try server.client.json("POST", "/v1/handoffs", body: ["code": .string(String(typed))])
+    let redeemed = try server.client.json(
+      "POST", "/v1/handoffs", body: ["code": .string(String(typed))])
     #expect(redeemed.status == 200, "\(redeemed.text)")
     #expect(redeemed.json["token"] == answer.json["token"])
     #expect(redeemed.json["share"] == answer.json["share"])
@@ -423,12 +443,16 @@ struct SharesTests {
     #expect(current.status == 201)
     let now = try #require(current.json["session"])
     #expect(now["forkedFrom"]?["version"] == source["version"])
-    #expect(now["path"]?.arrayValue?.map { $0["route"] } == source["path"]?.arrayValue?.map { $0["route"] })
+    #expect(
+      now["path"]?.arrayValue?.map { $0["route"] }
+        == source["path"]?.arrayValue?.map { $0["route"] })
     #expect(now["path"]?.arrayValue?.allSatisfy { $0["leaveGuard"] == nil } == true)
     #expect(source["path"]?.arrayValue?.contains { $0["leaveGuard"] != nil } == true)
     #expect(now["shares"] == [])
     // The copy is a session of its own: changes to it leave the source alone.
-    let copySession = TestSession(client: server.client, id: now["id"]?.stringValue ?? "", token: current.json["token"]?.stringValue ?? "")
+    let copySession = TestSession(
+      client: server.client, id: now["id"]?.stringValue ?? "",
+      token: current.json["token"]?.stringValue ?? "")
     #expect(try copySession.call("back").status == 200)
     #expect(try session.get().json["version"] == source["version"])
     // Versions that are none: 400, as ?at says.
@@ -510,7 +534,8 @@ struct SharesTests {
     _ = try session.call("push", ["route": "account", "params": ["card": "4111", "tier": "gold"]])
     _ = try session.client.json(
       "PUT", "\(session.path)/context", token: Self.key, body: ["plan": "gold"])
-    let revoked = try session.client.json("DELETE", "\(session.path)/shares/\(id)", token: session.token)
+    let revoked = try session.client.json(
+      "DELETE", "\(session.path)/shares/\(id)", token: session.token)
     #expect(revoked.status == 204)
     let events = stream.collect(timeout: 5).filter { $0.type != "presence" }
     #expect(stream.ended, "the stream ends once the share is revoked")
@@ -519,7 +544,10 @@ struct SharesTests {
     #expect(events.first?.data.contains("[redacted]") == true)
     // The owner's stream goes on, unredacted.
     let ownerEvents = owner.collect(timeout: 1.5).filter { $0.type != "presence" }
-    #expect(ownerEvents.map(\.type).prefix(3) == ["coordinator.started", "context.changed", "share.revoked"])
+    #expect(
+      ownerEvents.map(\.type).prefix(3) == [
+        "coordinator.started", "context.changed", "share.revoked",
+      ])
     #expect(ownerEvents.first?.data.contains("4111") == true)
     #expect(!owner.ended)
   }

@@ -15,6 +15,7 @@ struct WebClientTests {
     ("/app.css", "app.css", "text/css; charset=utf-8"),
     ("/app.js", "app.js", "text/javascript; charset=utf-8"),
     ("/graph.js", "graph.js", "text/javascript; charset=utf-8"),
+    ("/qr.js", "qr.js", "text/javascript; charset=utf-8"),
     ("/favicon.svg", "favicon.svg", "image/svg+xml"),
     ("/favicon.ico", "favicon.svg", "image/svg+xml"),
   ]
@@ -53,7 +54,7 @@ struct WebClientTests {
     #expect(page.header("X-Frame-Options") == "DENY")
     #expect(page.header("Referrer-Policy") == "no-referrer")
     // The files the page names are the ones served.
-    for name in ["/app.css", "/app.js", "/graph.js", "/favicon.svg"] {
+    for name in ["/app.css", "/app.js", "/graph.js", "/qr.js", "/favicon.svg"] {
       #expect(page.text.contains("\"\(name)\""))
     }
   }

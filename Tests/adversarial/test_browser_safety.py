@@ -43,7 +43,7 @@ def test_page_has_strict_csp_and_refuses_framing(server):
     assert_served(srv.port)
 
 
-@pytest.mark.parametrize("path", ["/app.js", "/graph.js", "/app.css", "/favicon.ico"])
+@pytest.mark.parametrize("path", ["/app.js", "/graph.js", "/qr.js", "/app.css", "/favicon.ico"])
 def test_page_assets_are_served(server, path):
     srv = server()
     response = request(srv.port, "GET", path)

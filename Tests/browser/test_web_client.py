@@ -1,11 +1,16 @@
 """The thin web client in a real browser: create, navigate with the buttons, stay in step."""
+import io
 import json
 import os
 import pathlib
 import tempfile
+import time
+import urllib.error
 import urllib.request
 
+import zxingcpp
 from conftest import BACKEND_KEY, BASE, call, start_server, stop_server
+from PIL import Image
 from selenium.common.exceptions import (ElementClickInterceptedException,
                                         ElementNotInteractableException, NoSuchElementException,
                                         StaleElementReferenceException)
@@ -936,3 +941,242 @@ def test_a_restore_a_leave_guard_blocks_asks_before_discarding(browser):
             if request["url"].endswith("/restore"):
                 sent.append(json.loads(request.get("postData") or "{}"))
     assert sent == [{"version": 2}, {"version": 2}, {"version": 2, "discard": True}]
+
+
+# Shares, presence and handoff codes (the share link, its QR code, the follow view) -----------
+
+def create_share(driver, label, mode="follow", code=False):
+    """Makes a share in the Share panel; returns (share id, link, handoff code or None)."""
+    type_into(driver, "share-label", label)
+    Select(element(driver, "share-mode")).select_by_value(mode)
+    if element(driver, "share-with-code").is_selected() != code:
+        click(driver, "share-with-code")
+    click(driver, "share-create")
+    wait(driver).until(lambda d: element(d, "share-new").is_displayed(),
+                       message="the new share's link never showed")
+    link = text_of(driver, "share-link")
+    codes = attributes(driver, "share-code", "data-code")
+    wait(driver, SYNC).until(lambda d: label in element(d, "shares").text,
+                             message=f"{label} never showed among the live shares")
+    rows = driver.execute_script("""
+        return [...document.querySelectorAll('[data-testid="share-row"]')].map((row) => ({
+          id: row.dataset.id, mode: row.dataset.mode,
+          label: row.querySelector(".label").textContent }));""")
+    share_id = next(row["id"] for row in rows if row["label"] == label)
+    assert [row["mode"] for row in rows if row["id"] == share_id] == [mode]
+    return share_id, link, codes[0] if codes else None
+
+
+def share_token(link, session_id):
+    """The token in a share link: the page's own address, the share in its fragment."""
+    prefix = f"{BASE}/#share={session_id}."
+    assert link.startswith(prefix), link
+    token = link[len(prefix):]
+    assert len(token) == 43 and all(c.isalnum() or c in "-_" for c in token), token
+    return token
+
+
+def stream_requests(driver):
+    return [(url, headers) for url, headers in sent_requests(driver)
+            if url.endswith("/events/stream")]
+
+
+def nothing_changes_the_session(driver):
+    """A follow view: no control that would change the session is shown."""
+    for name in ("share-panel", "end-session", "restore-version", "deeplink-go", "back"):
+        assert not element(driver, name).is_displayed(), f"{name} is shown to a follower"
+    assert not driver.find_elements(By.CSS_SELECTOR, "#path button, #tree button")
+    # Only the history's rows (a version is viewed, read only) are buttons there.
+    shown = [button.text for button in driver.find_elements(
+        By.CSS_SELECTOR, 'main button:not([data-testid="history-entry"])') if button.is_displayed()]
+    assert not shown, shown
+
+
+def test_a_follow_share_shows_the_path_live_until_it_is_revoked(browser, second_browser):
+    session_id, token = create_session(browser)
+    push_detail(browser, 4)
+    wait_for_path(browser, ["master", "detail"])
+    wait_for_text(browser, "presence", "No one else is watching")
+    share_id, link, code = create_share(browser, "Support: Ana")
+    assert code is None
+    follower_token = share_token(link, session_id)
+
+    # The follower: a second Chromium (its own profile, so no sessionStorage in common).
+    second_browser.get(link)
+    wait_for_text(second_browser, "share-banner", "Viewing shared session (follow, read-only)")
+    wait_for_path(second_browser, ["master", "detail"])
+    wait(second_browser).until(lambda d: element(d, "live-status").text == "live",
+                               message="the follow view never went live")
+    assert text_of(second_browser, "session-id") == session_id
+    nothing_changes_the_session(second_browser)
+    # The token came in the fragment, which no request carries, and left the address bar.
+    assert "#share=" not in second_browser.current_url
+    requests = sent_requests(second_browser)
+    assert not [url for url, _ in requests if follower_token in url]
+    streams = [headers for url, headers in requests if url.endswith("/events/stream")]
+    assert streams and all(headers.get("Authorization") == f"Bearer {follower_token}"
+                           for headers in streams)
+
+    # A change made elsewhere shows up in the follow view.
+    call("POST", f"/v1/sessions/{session_id}/present", token,
+         {"route": "settings", "style": "sheet"})
+    wait_for_path(second_browser, ["master", "detail", "settings"], SYNC)
+    wait_for_path(browser, ["master", "detail", "settings"], SYNC)
+    nothing_changes_the_session(second_browser)
+
+    # The owner sees who is watching, by the share's label and mode.
+    wait_for_text(browser, "presence", "Watching now: Support: Ana (follow)", SYNC)
+    wait(browser, SYNC).until(
+        lambda d: attributes(d, "share-row", "data-watching") == ["1"],
+        message="the share's row never counted its watcher")
+
+    # Revoked from the owner's page: the follow view ends, and says so.
+    click(browser, f"revoke-share-{share_id}")
+    wait_for_text(second_browser, "share-banner", "This share has ended", SYNC)
+    wait(second_browser).until(lambda d: element(d, "live-status").text == "ended",
+                               message="the follow view did not stop")
+    wait_for_path(second_browser, [])
+    assert "This share has ended" in element(second_browser, "path").text
+    wait(browser, SYNC).until(lambda d: not d.find_elements(*by_testid("share-row")),
+                              message="the revoked share stayed in the owner's list")
+    assert not element(browser, "share-new").is_displayed()
+    wait_for_text(browser, "presence", "No one else is watching", SYNC)
+    # ...and does not try again: no new stream in the next seconds.
+    stream_requests(second_browser)  # the log so far
+    time.sleep(3)
+    assert not stream_requests(second_browser), "the ended follow view reconnected"
+    try:
+        state(session_id, follower_token)
+        raise AssertionError("a revoked share still reads the session")
+    except urllib.error.HTTPError as error:
+        assert error.code == 404
+    # Opened again, the link says it has ended rather than failing quietly.
+    second_browser.get(link)
+    wait_for_text(second_browser, "share-banner", "This share has ended")
+    # The owner's session goes on.
+    assert [item["route"] for item in state(session_id, token)["path"]] == [
+        "master", "detail", "settings"]
+
+
+def qr_modules(driver, text, ecl="M"):
+    """The page's own encoder (qr.js): version, mask and the modules as rows of 0 and 1."""
+    return driver.execute_script("""
+        const code = qrCode.encode(arguments[0], { ecl: arguments[1] });
+        return { version: code.version, size: code.size, mask: code.mask, ecl: code.ecl,
+                 rows: code.modules.map((row) => row.map((dark) => dark ? "1" : "0").join("")) };
+        """, text, ecl)
+
+
+def decode_modules(rows, scale=3, quiet=4):
+    """Decodes a QR code given as rows of modules with zxing-cpp, a decoder of its own."""
+    side = (len(rows) + 2 * quiet) * scale
+    pixels = bytearray(b"\xff" * side * side)
+    for y, row in enumerate(rows):
+        for x, module in enumerate(row):
+            if module == "1":
+                for dy in range(scale):
+                    start = ((y + quiet) * scale + dy) * side + (x + quiet) * scale
+                    pixels[start:start + scale] = b"\x00" * scale
+    image = memoryview(pixels).cast("B", (side, side))
+    return zxingcpp.read_barcodes(image, formats=zxingcpp.BarcodeFormat.QRCode)
+
+
+FINDER = ["1111111", "1000001", "1011101", "1011101", "1011101", "1000001", "1111111"]
+
+
+def test_the_share_links_qr_code_is_drawn_to_size_and_scans(browser):
+    session_id, _ = create_session(browser)
+    _, link, _ = create_share(browser, "iPad", "drive")
+    picture = element(browser, "share-qr")
+    version = int(picture.get_attribute("data-version"))
+    size = int(picture.get_attribute("data-size"))
+    # A link of ~100 characters: version 6 or 7 at level M, 4 modules for each version step.
+    assert 5 <= version <= 10 and size == 17 + 4 * version
+    assert picture.get_attribute("data-ecl") == "M"
+    side = size + 8  # four light modules of quiet zone around
+    assert picture.get_dom_attribute("viewBox") == f"0 0 {side} {side}"
+    width, height = picture.rect["width"], picture.rect["height"]
+    assert width == height and width / side >= 3, "modules too small to scan from a screen"
+
+    # What is drawn is the encoder's matrix: its finder patterns in three corners, timing
+    # patterns, and one unit square per dark module.
+    code = qr_modules(browser, link)
+    assert (code["version"], code["size"]) == (version, size)
+    rows = code["rows"]
+    corner = lambda x, y: [row[x:x + 7] for row in rows[y:y + 7]]
+    assert corner(0, 0) == corner(size - 7, 0) == corner(0, size - 7) == FINDER
+    assert corner(size - 7, size - 7) != FINDER
+    timing = "".join("1" if i % 2 == 0 else "0" for i in range(8, size - 8))
+    assert rows[6][8:size - 8] == timing
+    assert "".join(row[6] for row in rows[8:size - 8]) == timing
+    path = picture.find_element(By.TAG_NAME, "path").get_attribute("d")
+    assert path.count("M") == sum(row.count("1") for row in rows)
+
+    # And it scans: the picture on the screen, read by zxing-cpp, is the link.
+    shot = Image.open(io.BytesIO(picture.screenshot_as_png)).convert("L")
+    found = zxingcpp.read_barcodes(shot, formats=zxingcpp.BarcodeFormat.QRCode)
+    assert [barcode.text for barcode in found] == [link]
+    assert found[0].ec_level == "M"
+    assert share_token(link, session_id)
+
+
+def test_the_qr_encoder_fills_each_version_as_the_standard_says(browser):
+    load(browser)
+    # Byte-mode capacities (ISO/IEC 18004 table 7): the most bytes a version holds.
+    capacities = {"L": {1: 17, 2: 32, 5: 106, 7: 154, 10: 271, 40: 2953},
+                  "M": {1: 14, 2: 26, 5: 84, 7: 122, 10: 213, 40: 2331}}
+    alphabet = "https://navstate.example/#share=ABCxyz-_0123456789."
+    for ecl, table in capacities.items():
+        for version, capacity in table.items():
+            text = "".join(alphabet[(i * 7) % len(alphabet)] for i in range(capacity))
+            code = qr_modules(browser, text, ecl)
+            assert (code["version"], code["ecl"]) == (version, ecl), (ecl, capacity)
+            found = decode_modules(code["rows"])
+            assert [barcode.text for barcode in found] == [text], (ecl, version)
+            assert found[0].ec_level == ecl
+            assert found[0].extra["Version"] == str(version)
+            assert found[0].extra["DataMask"] == code["mask"]
+            if version < 40:
+                assert qr_modules(browser, text + "x", ecl)["version"] == version + 1
+    # Not ASCII: the text goes as UTF-8 bytes.
+    found = decode_modules(qr_modules(browser, "Grüße, Ана 👋")["rows"])
+    assert [barcode.text for barcode in found] == ["Grüße, Ана 👋"]
+
+
+def test_a_handoff_code_opens_the_session_on_another_device(browser, second_browser):
+    session_id, token = create_session(browser)
+    wait_for_path(browser, ["master"])
+    _, link, code = create_share(browser, "iPad", "drive", code=True)
+    assert code and len(code) == 10
+    assert set(code) <= set("23456789ABCDEFGHJKMNPQRSTUVWXYZ")
+    # Shown in two groups, as a person reads it out; typed that way, or in lower case, it works.
+    shown = text_of(browser, "share-code")
+    assert shown.replace("-", "") == code
+
+    load(second_browser)
+    type_into(second_browser, "redeem-code", shown.lower())
+    click(second_browser, "redeem-code-go")
+    wait_for_text(second_browser, "share-banner", "Viewing shared session (drive)")
+    wait_for_path(second_browser, ["master"])
+    wait(second_browser).until(lambda d: element(d, "live-status").text == "live",
+                               message="the redeemed session never went live")
+    assert text_of(second_browser, "session-id") == session_id
+    # A drive share navigates as the owner does, but neither shares nor ends the session.
+    assert not element(second_browser, "share-panel").is_displayed()
+    assert not element(second_browser, "end-session").is_displayed()
+    push_detail(second_browser, 7)
+    wait_for_path(second_browser, ["master", "detail"])
+    wait_for_path(browser, ["master", "detail"], SYNC)
+    assert [item["route"] for item in state(session_id, token)["path"]] == ["master", "detail"]
+    wait_for_text(browser, "presence", "Watching now: iPad (drive)", SYNC)
+    # The token it got is the share's, the one the link holds too; nothing went into a URL.
+    redeemed = second_browser.execute_script("return app.token")
+    assert redeemed == share_token(link, session_id)
+    assert not [url for url, _ in sent_requests(second_browser) if redeemed in url]
+
+    # Single use: the same code again is refused, and said so.
+    type_into(second_browser, "redeem-code", code)
+    click(second_browser, "redeem-code-go")
+    wait_for_text(second_browser, "problem-code", "unknown_code")
+    assert "404" in element(second_browser, "problem-code").text
+    assert text_of(second_browser, "session-id") == session_id  # still the session it had

@@ -131,7 +131,7 @@ def sse_events(text):
 def stream_errors(spec, exchange):
     """openapi.yaml declares the stream's body as a string; its events are checked here: each
     `data` is an Event (for `reset`, a SessionState), its `event` the Event's type and its `id`
-    the Event's seq."""
+    the Event's seq; a `presence` message's `data` is a Presence, and it has no `id`."""
     def validator(name):
         return OAS31Validator({"$ref": f"#/components/schemas/{name}",
                                "components": spec["components"]})
@@ -148,7 +148,9 @@ def stream_errors(spec, exchange):
         except ValueError as error:
             failures.append(f"event {fields.get('id')}: data is not JSON ({error})")
             continue
-        kind = "SessionState" if fields.get("event") == "reset" else "Event"
+        kind = {"reset": "SessionState", "presence": "Presence"}.get(fields.get("event"), "Event")
+        if kind == "Presence" and "id" in fields:
+            failures.append(f"a presence message has an id ({fields['id']})")
         for problem in list(validator(kind).iter_errors(data))[:1]:
             failures.append(f"event {fields.get('id')} ({fields.get('event')}): data is no {kind}: "
                             f"{' '.join(problem.message.split())[:200]}")
@@ -335,7 +337,7 @@ def report(spec_path, exchanges, needed_statuses=(), label="scenario", stream=Fa
         failures.append("the scenario never opened an event stream")
     for exchange in streams:
         failures += [f"event stream: {problem}" for problem in stream_errors(spec, exchange)]
-        if stream and not any(fields.get("event") not in (None, "reset")
+        if stream and not any(fields.get("event") not in (None, "reset", "presence")
                               for fields in sse_events(exchange.response_body.decode())):
             failures.append("the event stream was read without a live event")
     for failure in failures:

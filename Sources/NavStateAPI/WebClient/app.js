@@ -459,6 +459,7 @@ function renderShares(live) {
         "data-watching": watching },
       h("strong", { class: "label" }, share.label),
       h("span", { class: `badge ${share.mode}` }, share.mode),
+      h("span", { class: "cid" }, share.id),
       h("span", { class: "hint" }, `${watching} watching · until ` +
         localTime(new Date(share.expiresAt))),
       h("span", { class: "spacer" }),
@@ -884,6 +885,10 @@ function describeOp(op) {
     case "migrate": text = `migrate ${op.from}→${op.to}`; break;
     case "context": text = "context set"; break;
     case "fork": text = `fork of ${op.session} v${op.version}`; break;
+    case "share": text = `share ${op.mode} for ${op.label}`; break;
+    case "revokeShare":
+      text = op.reason === "expired" ? `share ${op.share} expired` : `revoke share ${op.share}`;
+      break;
     case "leaveGuard":
       text = op.reason === null || op.reason === undefined ? `leave guard of ${op.coordinator}` +
         " cleared" : `leave guard on ${op.coordinator}: ${op.reason}`;
@@ -983,6 +988,7 @@ function render() {
   $("download").disabled = !live;
   $("download").hidden = watchOnly;  // not a read a follow share may make
   $("restore").hidden = watchOnly;
+  document.body.classList.toggle("following", watchOnly);
   renderShareBanner(live);
   renderPast(past, live);
   renderPath(session, readOnly);

@@ -143,10 +143,11 @@ public final class SessionRecord: Sendable {
       into: &writer)
   }
 
-  /// What `viewer` sees of the session's shares now, and how many streams watch each.
-  package func sharesView(of data: Data, for viewer: Viewer) -> SharesView {
+  /// What `viewer` sees of the session's shares now, and how many streams watch each; nil for
+  /// a session without shares.
+  package func sharesView(of data: Data, for viewer: Viewer) -> SharesView? {
+    guard data.navigation.hasShares else { return nil }
     let shares = data.navigation.shares
-    guard !shares.isEmpty else { return SharesView() }
     var watching: [String: Int] = [:]
     for subscriber in data.subscribers {
       if let share = subscriber.caller.share { watching[share.id, default: 0] += 1 }

@@ -188,6 +188,9 @@ extension NavigationState {
     set { changeGuarding { $0.shares = newValue } }
   }
 
+  /// Whether the session has any share (asked on every read: no array is touched for none).
+  public var hasShares: Bool { guarding.map { !$0.parts.shares.isEmpty } ?? false }
+
   /// The session and version this session was forked from; nil for one that was created.
   public internal(set) var forkedFrom: ForkOrigin? {
     get { guarding?.parts.forkedFrom }
