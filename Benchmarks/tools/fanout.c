@@ -13,6 +13,9 @@
  *     (the requests written back to back over 8 connections) and measures each delivery from
  *     its own session's request.
  *
+ * With FANOUT_SHARES=1, each session also gets a follow share, and every other stream opens
+ * with the share's token (what a share's stream costs).
+ *
  * Prints `key value...` lines (Benchmarks/streams reads them). Every wait is bounded: a stall
  * of 30 s ends the run with status 1. Built by Benchmarks/streams with `cc -O2`. */
 #define _GNU_SOURCE
@@ -144,6 +147,7 @@ static void json_string(const char *json, const char *key, char *out, size_t cap
 struct session {
   char id[64];
   char token[64];
+  char share_token[64]; /* a follow share's, when FANOUT_SHARES=1 */
   double pushed; /* when this round's push request was written */
 };
 
@@ -159,6 +163,21 @@ static void create_session(struct session *session) {
   if (status != 201) fail("creating a session answered %d: %s", status, body);
   json_string(body, "id", session->id, sizeof session->id);
   json_string(body, "token", session->token, sizeof session->token);
+  session->share_token[0] = 0;
+  const char *shares = getenv("FANOUT_SHARES");
+  if (!shares || strcmp(shares, "1") != 0) return;
+  /* A follow share: every other stream of the session opens with its token. */
+  static const char share_body[] = "{\"mode\":\"follow\",\"label\":\"bench\"}";
+  char share_request[512];
+  int length = snprintf(share_request, sizeof share_request,
+                        "POST /v1/sessions/%s/shares HTTP/1.1\r\nHost: bench\r\n"
+                        "Authorization: Bearer %s\r\nContent-Type: application/json\r\n"
+                        "Content-Length: %zu\r\n\r\n%s",
+                        session->id, session->token, sizeof share_body - 1, share_body);
+  write_all(control[0].fd, share_request, (size_t)length);
+  status = read_answer(&control[0], body, sizeof body);
+  if (status != 201) fail("creating a share answered %d: %s", status, body);
+  json_string(body, "token", session->share_token, sizeof session->share_token);
 }
 
 static int format_call(char *out, size_t capacity, const struct session *session,
@@ -272,10 +291,13 @@ static void open_streams(struct session *sessions, int per_session) {
       struct stream *stream = &streams[events[index].data.u32];
       if (stream->state == 0 && (events[index].events & (EPOLLOUT | EPOLLIN))) {
         const struct session *session = &sessions[stream->session];
+        const char *token =
+            session->share_token[0] && events[index].data.u32 % 2 ? session->share_token
+                                                                  : session->token;
         int length = snprintf(request, sizeof request,
                               "GET /v1/sessions/%s/events/stream HTTP/1.1\r\nHost: bench\r\n"
                               "Authorization: Bearer %s\r\n\r\n",
-                              session->id, session->token);
+                              session->id, token);
         write_all(stream->fd, request, (size_t)length);
         stream->state = 1;
       }
