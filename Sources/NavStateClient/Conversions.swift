@@ -72,14 +72,53 @@ func decodedContext(_ generated: Components.Schemas.SessionContext?) -> SessionC
   generated?.additionalProperties ?? [:]
 }
 
+extension ShareMode {
+  init(_ value: Components.Schemas.ShareMode) {
+    self = ShareMode(rawValue: value.rawValue) ?? .follow
+  }
+
+  var generated: Components.Schemas.ShareMode {
+    Components.Schemas.ShareMode(rawValue: rawValue) ?? .follow
+  }
+}
+
+extension ShareEntry {
+  init(_ entry: Components.Schemas.ShareEntry) {
+    self.init(
+      id: entry.id, mode: ShareMode(entry.mode), label: entry.label, expiresAt: entry.expiresAt,
+      watching: entry.watching)
+  }
+}
+
+extension Share {
+  init(_ share: Components.Schemas.Share) {
+    self.init(
+      id: share.id, mode: ShareMode(share.mode), label: share.label, createdAt: share.createdAt,
+      expiresAt: share.expiresAt)
+  }
+}
+
+extension Presence {
+  init(_ presence: Components.Schemas.Presence) {
+    self.init(
+      clients: presence.clients.map { client in
+        PresenceClient(
+          kind: PresenceClient.Kind(rawValue: client.kind.rawValue) ?? .share,
+          share: client.share, label: client.label, streams: client.streams, since: client.since)
+      })
+  }
+}
+
 extension SessionState {
+  /// A follow share's state has no `context`: it reads as `[:]`.
   init(_ state: Components.Schemas.SessionState) {
     self.init(
       id: state.id, graph: state.graph, version: state.version, createdAt: state.createdAt,
       updatedAt: state.updatedAt, expiresAt: state.expiresAt, active: state.active,
       root: TreeNode(state.root), path: state.path.map(PathItem.init),
       allowed: Affordances(state.allowed), context: decodedContext(state.context),
-      pending: state.pending.map(PendingRequest.init))
+      pending: state.pending.map(PendingRequest.init), shares: state.shares.map(ShareEntry.init),
+      forkedFrom: state.forkedFrom.map { ForkOrigin(session: $0.session, version: $0.version) })
   }
 }
 
@@ -132,6 +171,14 @@ extension NavigationEvent {
         reason: changed.reason)
     case .sessionRestored(let restored):
       self = .restored(seq: Int(restored.seq), version: Int(restored.version), from: restored.from)
+    case .shareCreated(let created):
+      self = .shareCreated(
+        seq: Int(created.seq), version: Int(created.version), share: created.share,
+        mode: ShareMode(created.mode), label: created.label)
+    case .shareRevoked(let revoked):
+      self = .shareRevoked(
+        seq: Int(revoked.seq), version: Int(revoked.version), share: revoked.share,
+        reason: revoked.reason.rawValue)
     }
   }
 }

@@ -15,7 +15,8 @@ public struct NavStateError: Error, Sendable, Equatable, CustomStringConvertible
   public var opIndex: Int?
   /// With 409 `leave_blocked`: the coordinator whose leave guard refused the operation.
   public var coordinator: CoordinatorID?
-  /// With 409 `leave_blocked`: the leave guard's reason (with 410 `session_ended`: why it ended).
+  /// With 409 `leave_blocked`: the leave guard's reason (with 410 `session_ended`: why it ended;
+  /// with `session_not_found` ending the live states of a share: `revoked` or `expired`).
   public var reason: String?
   /// With 403 `requirement_not_met`: the closed route.
   public var route: String?

@@ -28,12 +28,23 @@ public final class NavStateSession: Sendable {
 
   public let id: String
   /// The bearer token: keep it as safely as a password; another device opens the session with it.
+  /// The session's own token, a share's token, or a backend key
+  /// (``NavStateBackend/session(_:options:)``).
   public let token: String
   public let options: Options
+  let serverURL: URL
+  let transport: any ClientTransport
   let client: Client
   private let lastVersion = Mutex<Int?>(nil)
 
   /// Opens an existing session (nothing is sent until the first call).
+  ///
+  /// `token` is the session's token, or a share's token: a share is opened exactly like the
+  /// session itself, with the session's `id` and the token from
+  /// ``share(mode:label:ttlSeconds:code:)`` (or ``redeemHandoff(code:serverURL:transport:options:)``,
+  /// which opens it for you). With a `follow` share's token every change throws `readOnly`, and
+  /// states have no context; with a `drive` share's, only sharing and ending the session are
+  /// refused. Once the share is revoked or expires, every call throws `sessionNotFound`.
   public init(
     serverURL: URL, transport: any ClientTransport, id: String, token: String,
     options: Options = .init()
@@ -41,6 +52,8 @@ public final class NavStateSession: Sendable {
     self.id = id
     self.token = token
     self.options = options
+    self.serverURL = serverURL
+    self.transport = transport
     self.client = Self.client(serverURL: serverURL, transport: transport, token: token)
   }
 
@@ -79,6 +92,18 @@ public final class NavStateSession: Sendable {
   /// Remembers the newest version seen, for `If-Match`.
   func saw(_ state: SessionState) {
     lastVersion.withLock { version in version = max(version ?? 0, state.version) }
+  }
+
+  /// The newest version seen (nil before any).
+  var lastSeenVersion: Int? { lastVersion.withLock { $0 } }
+
+  /// Remembers a change this session made whose answer has no state (a share created or
+  /// revoked): it made the version after `seen`, the one seen when it was sent. When another
+  /// change came between, the next `If-Match` is stale, as it should be: this session has not
+  /// seen that change.
+  func madeChange(after seen: Int?) {
+    guard let seen else { return }
+    lastVersion.withLock { version in version = max(version ?? 0, seen + 1) }
   }
 
   var path: Operations.GetSession.Input.Path { .init(sid: id) }

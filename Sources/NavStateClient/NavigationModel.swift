@@ -32,6 +32,9 @@ public final class NavigationModel {
   public private(set) var state: SessionState?
   /// The event stream is connected.
   public private(set) var isLive = false
+  /// Who watches the session (the live stream's presence messages), while ``follow()`` runs:
+  /// nil until the first arrives, and after the stream ends.
+  public private(set) var presence: Presence?
   /// The last refusal of a call made through a setter (calls made with methods throw instead).
   public private(set) var lastError: NavStateError?
   /// The last operation refused by a leave guard (`leaveBlocked`), until it is retried with
@@ -83,6 +86,10 @@ public final class NavigationModel {
   /// the service applies it when the context opens its route.
   public var pending: PendingRequest? { state?.pending }
 
+  /// The session's live shares, with how many streams watch through each: what a "Support:
+  /// Ana is watching" banner shows, with ``NavStateSession/revokeShare(_:)`` to end one.
+  public var shares: [ShareEntry] { state?.shares ?? [] }
+
   /// Every coordinator with a leave guard, and its reason.
   public var leaveGuards: [CoordinatorID: String] { state?.leaveGuards ?? [:] }
 
@@ -125,19 +132,29 @@ public final class NavigationModel {
 
   // MARK: Following the session
 
-  /// Follows the session's live stream until it ends or the task is cancelled.
+  /// Follows the session's live stream until it ends or the task is cancelled, keeping
+  /// ``presence`` too. Followed with a share's token, it throws `sessionNotFound` once the
+  /// share is revoked or expires.
   public func follow() async throws {
     following += 1
     let generation = following
     defer {
-      following += 1  // a connection change still on its way is from a follow that is over
+      following += 1  // a change still on its way is from a follow that is over
       isLive = false
+      presence = nil
     }
-    for try await state in session.states(onConnection: { [weak self] live in
-      Task { @MainActor in
-        if let self, self.following == generation { self.isLive = live }
-      }
-    }) {
+    let states = session.states(
+      onConnection: { [weak self] live in
+        Task { @MainActor in
+          if let self, self.following == generation { self.isLive = live }
+        }
+      },
+      onPresence: { [weak self] presence in
+        Task { @MainActor in
+          if let self, self.following == generation { self.presence = presence }
+        }
+      })
+    for try await state in states {
       apply(state)
     }
   }

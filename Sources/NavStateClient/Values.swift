@@ -208,10 +208,16 @@ public struct SessionState: Sendable, Hashable {
   /// The visible path, root first.
   public var path: [PathItem]
   public var allowed: Affordances
-  /// What the app's backend says about the user (`[:]` until it says something).
+  /// What the app's backend says about the user (`[:]` until it says something). Always `[:]`
+  /// as a follow share's token reads it: it never sees the context.
   public var context: SessionContext = [:]
   /// The request a redirect holds back, when there is one.
   public var pending: PendingRequest?
+  /// The session's live shares, oldest first, with how many event streams watch through each
+  /// (`[]` when none). A share's token sees only its own entry.
+  public var shares: [ShareEntry] = []
+  /// Where the session was forked from, for a session made by ``NavStateSession/fork(at:)``.
+  public var forkedFrom: ForkOrigin?
 
   /// Every leave guard of the session: coordinator to reason. (Kept out of `PathItem`, so that
   /// setting a guard does not change a NavigationStack's path values.)
@@ -223,6 +229,46 @@ public struct SessionState: Sendable, Hashable {
       nodes += node.children
     }
     return guards
+  }
+}
+
+/// What a share's token may do: `follow` only reads (sensitive params `"[redacted]"`, no
+/// context), `drive` does what the session's token does but share the session or delete it.
+public enum ShareMode: String, Sendable, Hashable {
+  case follow, drive
+}
+
+/// A live share of the session, as its state lists it.
+public struct ShareEntry: Sendable, Hashable, Identifiable {
+  /// The share's id, for ``NavStateSession/revokeShare(_:)``.
+  public var id: String
+  public var mode: ShareMode
+  /// Who the share is for (`Support: Ana`), to show the user.
+  public var label: String
+  /// When the server revokes it (a `share.revoked` event with reason `expired`).
+  public var expiresAt: Date
+  /// How many event streams are open now with the share's token.
+  public var watching: Int
+
+  public init(id: String, mode: ShareMode, label: String, expiresAt: Date, watching: Int) {
+    self.id = id
+    self.mode = mode
+    self.label = label
+    self.expiresAt = expiresAt
+    self.watching = watching
+  }
+}
+
+/// The session and version a forked session was copied from.
+public struct ForkOrigin: Sendable, Hashable {
+  /// The source session's id.
+  public var session: String
+  /// The source's version the fork copied.
+  public var version: Int
+
+  public init(session: String, version: Int) {
+    self.session = session
+    self.version = version
   }
 }
 
@@ -254,6 +300,11 @@ public enum NavigationEvent: Sendable, Hashable {
   case leaveGuardChanged(seq: Int, version: Int, coordinator: CoordinatorID, reason: String?)
   /// The visible path was made what it was at session version `from` (a restore).
   case restored(seq: Int, version: Int, from: Int)
+  /// A share of the session was handed out (``NavStateSession/share(mode:label:ttlSeconds:code:)``).
+  case shareCreated(seq: Int, version: Int, share: String, mode: ShareMode, label: String)
+  /// A share ended: `revoked`, or `expired` (the server revoked it at its `expiresAt`). The
+  /// event streams opened with its token end after this event.
+  case shareRevoked(seq: Int, version: Int, share: String, reason: Reason)
 
   public var seq: Int {
     switch self {
@@ -262,7 +313,8 @@ public enum NavigationEvent: Sendable, Hashable {
       .migrated(let seq, _, _, _), .contextChanged(let seq, _, _),
       .redirected(let seq, _, _, _, _), .pendingApplied(let seq, _, _),
       .pendingDropped(let seq, _, _, _, _), .leaveGuardChanged(let seq, _, _, _),
-      .restored(let seq, _, _):
+      .restored(let seq, _, _), .shareCreated(let seq, _, _, _, _),
+      .shareRevoked(let seq, _, _, _):
       return seq
     }
   }
@@ -274,7 +326,8 @@ public enum NavigationEvent: Sendable, Hashable {
       .sessionEnded(_, let version, _), .migrated(_, let version, _, _),
       .contextChanged(_, let version, _), .redirected(_, let version, _, _, _),
       .pendingApplied(_, let version, _), .pendingDropped(_, let version, _, _, _),
-      .leaveGuardChanged(_, let version, _, _), .restored(_, let version, _):
+      .leaveGuardChanged(_, let version, _, _), .restored(_, let version, _),
+      .shareCreated(_, let version, _, _, _), .shareRevoked(_, let version, _, _):
       return version
     }
   }

@@ -68,7 +68,7 @@ func stubState(version: Int, guarded: Bool = true, pushed: Bool = true) -> Strin
        "pop":\#(!guarded && pushed),"back":\#(!guarded && pushed),"dismiss":false,"teardown":[],
        "redirects":{"checkout":"verifyEmail"}\#(blocked)},
      "context":{"authenticated":true,"plan":"pro","age":42,"roles":["member","admin"]},
-     "pending":{"op":"push","route":"checkout","coordinator":"c2"}}
+     "pending":{"op":"push","route":"checkout","coordinator":"c2"},"shares":[]}
     """#
 }
 

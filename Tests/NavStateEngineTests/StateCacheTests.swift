@@ -20,7 +20,7 @@ import Testing
   private func call(_ record: SessionRecord, _ store: SessionStore, at time: Timestamp) -> [UInt8] {
     record.data.withLock { data in
       store.touch(&data, now: time)
-      let bytes = record.encodedState(of: &data).bytes
+      let bytes = record.encodedState(of: &data, viewer: .owner, watchers: store.shareWatchers).bytes
       store.noteStateCache(of: record, &data, grew: false)
       return bytes
     }
@@ -126,7 +126,7 @@ import Testing
       try record.data.withLock { data throws in
         let before = data.cache?.tail.identities.map(\.id) ?? []
         _ = try? data.navigation.apply(command)
-        _ = record.encodedState(of: &data)
+        _ = record.encodedState(of: &data, viewer: .owner, watchers: store.shareWatchers)
         let fresh = StateJSON.encodeTail(of: data.navigation)
         let kept = data.cache.map { String(decoding: $0.tail.bytes, as: UTF8.self) }
         #expect(kept == String(decoding: fresh.bytes, as: UTF8.self), "after \(command)")

@@ -27,11 +27,18 @@ final class EventStreamClient {
   private(set) var comments = 0
   /// Blocks that held a `retry:` field and no event (some clients drop such a block whole).
   private(set) var loneRetryBlocks = 0
+  /// `event: presence` messages (who watches; docs/shares.md) are returned only when asked
+  /// for: most tests follow a session's own events, and presence comes whenever a stream opens
+  /// or closes. A skipped one's `retry:` goes with the next event returned.
+  private let includesPresence: Bool
+  private(set) var skippedPresence = 0
+  private var carriedRetry: Int?
 
   init(
     port: UInt16, path: String, token: String, lastEventID: Int? = nil,
-    lastEventCursor: String? = nil
+    lastEventCursor: String? = nil, includesPresence: Bool = false
   ) throws {
+    self.includesPresence = includesPresence
     socket = try HTTPTestClient(port: port).connectSocket(timeout: 0.2)
     var head = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n"
     head += "Authorization: Bearer \(token)\r\n"
@@ -119,7 +126,16 @@ final class EventStreamClient {
           isEvent = true
         }
       }
-      if isEvent { return event }
+      if isEvent, event.type == "presence", !includesPresence {
+        skippedPresence += 1
+        carriedRetry = carriedRetry ?? event.retry
+        continue
+      }
+      if isEvent {
+        if event.retry == nil, let retry = carriedRetry { event.retry = retry }
+        carriedRetry = nil
+        return event
+      }
       if event.retry != nil { loneRetryBlocks += 1 }
     }
     return nil

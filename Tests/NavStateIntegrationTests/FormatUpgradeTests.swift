@@ -25,7 +25,10 @@ struct FormatUpgradeTests {
 
   private func withoutGraphVersion(_ value: JSONValue) -> JSONValue {
     guard case .object(var object) = value else { return value }
-    object.members.removeAll { $0.key == "graphVersion" || $0.key == "context" }
+    // Members that came after format 1: the graph's version, the context, shares.
+    object.members.removeAll {
+      $0.key == "graphVersion" || $0.key == "context" || $0.key == "shares"
+    }
     return .object(object)
   }
 

@@ -199,6 +199,11 @@ struct SharesTests {
     #expect(seen.json["path"]?[1]?["params"]?["tier"] == "gold")
     #expect(seen.json["root"]?["children"]?[0]?["params"]?["card"] == "[redacted]")
     #expect(seen.json["shares"]?.arrayValue?.map { $0["id"] } == [.string(followID)])
+    // Nothing is allowed to a follow share, in the shape `allowed` always has.
+    #expect(owner["allowed"]?["pop"] == true)
+    #expect(seen.json["allowed"]?["pop"] == false)
+    #expect(seen.json["allowed"]?["push"] == [])
+    #expect(seen.json["allowed"]?.objectValue?.keys == owner["allowed"]?.objectValue?.keys)
     #expect(!seen.text.contains("4111"))
     #expect(!seen.text.contains("platinum"))
     let version = try #require(owner["version"]?.intValue)
@@ -472,7 +477,8 @@ struct SharesTests {
     let (followID, follow) = try Self.made(session, mode: "follow", label: "Support: Ana")
     let version = try session.get().json["version"]
     let own = try EventStreamClient(
-      port: server.port, path: "\(session.path)/events/stream", token: session.token)
+      port: server.port, path: "\(session.path)/events/stream", token: session.token,
+      includesPresence: true)
     #expect(own.next()?.type == "reset")
     let watcher = try EventStreamClient(
       port: server.port, path: "\(session.path)/events/stream", token: follow)

@@ -95,7 +95,9 @@ import Testing
   }
 
   private func state(_ record: SessionRecord) -> [UInt8] {
-    record.data.withLock { data in record.encodedState(of: &data).bytes }
+    record.data.withLock { data in
+      record.encodedState(of: &data, viewer: .owner, watchers: ShareWatchers()).bytes
+    }
   }
 
   private func events(_ record: SessionRecord) -> [[UInt8]] {

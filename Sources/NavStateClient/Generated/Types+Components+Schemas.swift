@@ -2014,12 +2014,22 @@ extension Components {
             internal var path: [Components.Schemas.PathItem]
             /// - Remark: Generated from `#/components/schemas/SessionState/allowed`.
             internal var allowed: Components.Schemas.Affordances
+            /// Present in every state but those a follow share's token reads: it never sees the context.
+            ///
             /// - Remark: Generated from `#/components/schemas/SessionState/context`.
-            internal var context: Components.Schemas.SessionContext
+            internal var context: Components.Schemas.SessionContext?
             /// Present when a redirect holds a request back.
             ///
             /// - Remark: Generated from `#/components/schemas/SessionState/pending`.
             internal var pending: Components.Schemas.PendingRequest?
+            /// The session's live shares, oldest first (`[]` when none). A share's token sees only its own entry.
+            ///
+            /// - Remark: Generated from `#/components/schemas/SessionState/shares`.
+            internal var shares: [Components.Schemas.ShareEntry]
+            /// Present on a session made by `POST .../fork`.
+            ///
+            /// - Remark: Generated from `#/components/schemas/SessionState/forkedFrom`.
+            internal var forkedFrom: Components.Schemas.ForkedFrom?
             /// Creates a new `SessionState`.
             ///
             /// - Parameters:
@@ -2034,8 +2044,10 @@ extension Components {
             ///   - root:
             ///   - path: The visible path, root first: what a SwiftUI NavigationStack binds to.
             ///   - allowed:
-            ///   - context:
+            ///   - context: Present in every state but those a follow share's token reads: it never sees the context.
             ///   - pending: Present when a redirect holds a request back.
+            ///   - shares: The session's live shares, oldest first (`[]` when none). A share's token sees only its own entry.
+            ///   - forkedFrom: Present on a session made by `POST .../fork`.
             internal init(
                 id: Swift.String,
                 graph: Swift.String,
@@ -2048,8 +2060,10 @@ extension Components {
                 root: Components.Schemas.TreeNode,
                 path: [Components.Schemas.PathItem],
                 allowed: Components.Schemas.Affordances,
-                context: Components.Schemas.SessionContext,
-                pending: Components.Schemas.PendingRequest? = nil
+                context: Components.Schemas.SessionContext? = nil,
+                pending: Components.Schemas.PendingRequest? = nil,
+                shares: [Components.Schemas.ShareEntry],
+                forkedFrom: Components.Schemas.ForkedFrom? = nil
             ) {
                 self.id = id
                 self.graph = graph
@@ -2064,6 +2078,8 @@ extension Components {
                 self.allowed = allowed
                 self.context = context
                 self.pending = pending
+                self.shares = shares
+                self.forkedFrom = forkedFrom
             }
             internal enum CodingKeys: String, CodingKey {
                 case id
@@ -2079,6 +2095,8 @@ extension Components {
                 case allowed
                 case context
                 case pending
+                case shares
+                case forkedFrom
             }
         }
         /// One event, by `type`.
@@ -2107,6 +2125,10 @@ extension Components {
             case sessionMigrated(Components.Schemas.SessionMigratedEvent)
             /// - Remark: Generated from `#/components/schemas/Event/SessionRestoredEvent`.
             case sessionRestored(Components.Schemas.SessionRestoredEvent)
+            /// - Remark: Generated from `#/components/schemas/Event/ShareCreatedEvent`.
+            case shareCreated(Components.Schemas.ShareCreatedEvent)
+            /// - Remark: Generated from `#/components/schemas/Event/ShareRevokedEvent`.
+            case shareRevoked(Components.Schemas.ShareRevokedEvent)
             /// - Remark: Generated from `#/components/schemas/Event/TabSelectedEvent`.
             case tabSelected(Components.Schemas.TabSelectedEvent)
             internal enum CodingKeys: String, CodingKey {
@@ -2141,6 +2163,10 @@ extension Components {
                     self = .sessionMigrated(try .init(from: decoder))
                 case "session.restored":
                     self = .sessionRestored(try .init(from: decoder))
+                case "share.created":
+                    self = .shareCreated(try .init(from: decoder))
+                case "share.revoked":
+                    self = .shareRevoked(try .init(from: decoder))
                 case "tab.selected":
                     self = .tabSelected(try .init(from: decoder))
                 default:
@@ -2174,6 +2200,10 @@ extension Components {
                 case let .sessionMigrated(value):
                     try value.encode(to: encoder)
                 case let .sessionRestored(value):
+                    try value.encode(to: encoder)
+                case let .shareCreated(value):
+                    try value.encode(to: encoder)
+                case let .shareRevoked(value):
                     try value.encode(to: encoder)
                 case let .tabSelected(value):
                     try value.encode(to: encoder)
@@ -2592,6 +2622,125 @@ extension Components {
                 case from
             }
         }
+        /// A share of the session was handed out (`POST .../shares`).
+        ///
+        /// - Remark: Generated from `#/components/schemas/ShareCreatedEvent`.
+        internal struct ShareCreatedEvent: Codable, Hashable, Sendable {
+            /// Counts up by one per event within a session.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ShareCreatedEvent/seq`.
+            internal var seq: Swift.Int64
+            /// The session version the event's operation produced.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ShareCreatedEvent/version`.
+            internal var version: Swift.Int64
+            /// - Remark: Generated from `#/components/schemas/ShareCreatedEvent/type`.
+            internal enum _TypePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case shareCreated = "share.created"
+            }
+            /// - Remark: Generated from `#/components/schemas/ShareCreatedEvent/type`.
+            internal var _type: Components.Schemas.ShareCreatedEvent._TypePayload
+            /// The share's id.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ShareCreatedEvent/share`.
+            internal var share: Swift.String
+            /// - Remark: Generated from `#/components/schemas/ShareCreatedEvent/mode`.
+            internal var mode: Components.Schemas.ShareMode
+            /// Who the share is for.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ShareCreatedEvent/label`.
+            internal var label: Swift.String
+            /// Creates a new `ShareCreatedEvent`.
+            ///
+            /// - Parameters:
+            ///   - seq: Counts up by one per event within a session.
+            ///   - version: The session version the event's operation produced.
+            ///   - _type:
+            ///   - share: The share's id.
+            ///   - mode:
+            ///   - label: Who the share is for.
+            internal init(
+                seq: Swift.Int64,
+                version: Swift.Int64,
+                _type: Components.Schemas.ShareCreatedEvent._TypePayload,
+                share: Swift.String,
+                mode: Components.Schemas.ShareMode,
+                label: Swift.String
+            ) {
+                self.seq = seq
+                self.version = version
+                self._type = _type
+                self.share = share
+                self.mode = mode
+                self.label = label
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case seq
+                case version
+                case _type = "type"
+                case share
+                case mode
+                case label
+            }
+        }
+        /// A share ended: revoked (`DELETE .../shares/{id}`), or expired (the server revoked it at its `expiresAt`). The streams opened with its token end after this event.
+        ///
+        /// - Remark: Generated from `#/components/schemas/ShareRevokedEvent`.
+        internal struct ShareRevokedEvent: Codable, Hashable, Sendable {
+            /// Counts up by one per event within a session.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ShareRevokedEvent/seq`.
+            internal var seq: Swift.Int64
+            /// The session version the event's operation produced.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ShareRevokedEvent/version`.
+            internal var version: Swift.Int64
+            /// - Remark: Generated from `#/components/schemas/ShareRevokedEvent/type`.
+            internal enum _TypePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case shareRevoked = "share.revoked"
+            }
+            /// - Remark: Generated from `#/components/schemas/ShareRevokedEvent/type`.
+            internal var _type: Components.Schemas.ShareRevokedEvent._TypePayload
+            /// The share's id.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ShareRevokedEvent/share`.
+            internal var share: Swift.String
+            /// - Remark: Generated from `#/components/schemas/ShareRevokedEvent/reason`.
+            internal enum ReasonPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case revoked = "revoked"
+                case expired = "expired"
+            }
+            /// - Remark: Generated from `#/components/schemas/ShareRevokedEvent/reason`.
+            internal var reason: Components.Schemas.ShareRevokedEvent.ReasonPayload
+            /// Creates a new `ShareRevokedEvent`.
+            ///
+            /// - Parameters:
+            ///   - seq: Counts up by one per event within a session.
+            ///   - version: The session version the event's operation produced.
+            ///   - _type:
+            ///   - share: The share's id.
+            ///   - reason:
+            internal init(
+                seq: Swift.Int64,
+                version: Swift.Int64,
+                _type: Components.Schemas.ShareRevokedEvent._TypePayload,
+                share: Swift.String,
+                reason: Components.Schemas.ShareRevokedEvent.ReasonPayload
+            ) {
+                self.seq = seq
+                self.version = version
+                self._type = _type
+                self.share = share
+                self.reason = reason
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case seq
+                case version
+                case _type = "type"
+                case share
+                case reason
+            }
+        }
         /// - Remark: Generated from `#/components/schemas/HistoryEntry`.
         internal struct HistoryEntry: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/HistoryEntry/version`.
@@ -2635,7 +2784,7 @@ extension Components {
                 case op
             }
         }
-        /// The operation as the server understood it, a batch element with its defaults filled in; also `create`, `migrate {from, to}`, `context`, `leaveGuard {coordinator, reason}`, `restore {version}` and `unrecorded` (a session whose older server kept no history).
+        /// The operation as the server understood it, a batch element with its defaults filled in; also `create`, `migrate {from, to}`, `context`, `leaveGuard {coordinator, reason}`, `restore {version}`, `fork {session, version}` (a forked session's version 1: the source session and version), `share {share, mode, label}` (a share created), `revokeShare {share, reason}` (a share revoked or expired; `reason` is `revoked` or `expired`) and `unrecorded` (a session whose older server kept no history).
         ///
         /// - Remark: Generated from `#/components/schemas/HistoryOp`.
         internal struct HistoryOp: Codable, Hashable, Sendable {
@@ -2826,6 +2975,396 @@ extension Components {
                     "version",
                     "discard"
                 ])
+            }
+        }
+        /// `follow`: read only, sensitive params redacted, no context. `drive`: what the session's token may do, but share the session or delete it.
+        ///
+        /// - Remark: Generated from `#/components/schemas/ShareMode`.
+        internal enum ShareMode: String, Codable, Hashable, Sendable, CaseIterable {
+            case follow = "follow"
+            case drive = "drive"
+        }
+        /// - Remark: Generated from `#/components/schemas/ShareCreation`.
+        internal struct ShareCreation: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ShareCreation/mode`.
+            internal var mode: Components.Schemas.ShareMode
+            /// Who the share is for, shown to the user in `shares` and presence: 1 to 64 Unicode scalars.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ShareCreation/label`.
+            internal var label: Swift.String
+            /// How long the share lasts, in seconds. `follow`: default 900, at most 3600; `drive`: default 86400, at most 2592000 (30 days). Over the mode's most: 422 `invalid_request`. (No schema default: it depends on `mode`.)
+            ///
+            /// - Remark: Generated from `#/components/schemas/ShareCreation/ttlSeconds`.
+            internal var ttlSeconds: Swift.Int?
+            /// Also make a handoff code for the share (see `POST /v1/handoffs`).
+            ///
+            /// - Remark: Generated from `#/components/schemas/ShareCreation/code`.
+            internal var code: Swift.Bool?
+            /// Creates a new `ShareCreation`.
+            ///
+            /// - Parameters:
+            ///   - mode:
+            ///   - label: Who the share is for, shown to the user in `shares` and presence: 1 to 64 Unicode scalars.
+            ///   - ttlSeconds: How long the share lasts, in seconds. `follow`: default 900, at most 3600; `drive`: default 86400, at most 2592000 (30 days). Over the mode's most: 422 `invalid_request`. (No schema default: it depends on `mode`.)
+            ///   - code: Also make a handoff code for the share (see `POST /v1/handoffs`).
+            internal init(
+                mode: Components.Schemas.ShareMode,
+                label: Swift.String,
+                ttlSeconds: Swift.Int? = nil,
+                code: Swift.Bool? = nil
+            ) {
+                self.mode = mode
+                self.label = label
+                self.ttlSeconds = ttlSeconds
+                self.code = code
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case mode
+                case label
+                case ttlSeconds
+                case code
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.mode = try container.decode(
+                    Components.Schemas.ShareMode.self,
+                    forKey: .mode
+                )
+                self.label = try container.decode(
+                    Swift.String.self,
+                    forKey: .label
+                )
+                self.ttlSeconds = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .ttlSeconds
+                )
+                self.code = try container.decodeIfPresent(
+                    Swift.Bool.self,
+                    forKey: .code
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "mode",
+                    "label",
+                    "ttlSeconds",
+                    "code"
+                ])
+            }
+        }
+        /// A share as its creation and a handoff answer it.
+        ///
+        /// - Remark: Generated from `#/components/schemas/Share`.
+        internal struct Share: Codable, Hashable, Sendable {
+            /// The share's id, for `DELETE .../shares/{id}`; events and presence name it.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Share/id`.
+            internal var id: Swift.String
+            /// - Remark: Generated from `#/components/schemas/Share/mode`.
+            internal var mode: Components.Schemas.ShareMode
+            /// - Remark: Generated from `#/components/schemas/Share/label`.
+            internal var label: Swift.String
+            /// - Remark: Generated from `#/components/schemas/Share/createdAt`.
+            internal var createdAt: Foundation.Date
+            /// When the server revokes it (reason `expired`).
+            ///
+            /// - Remark: Generated from `#/components/schemas/Share/expiresAt`.
+            internal var expiresAt: Foundation.Date
+            /// Creates a new `Share`.
+            ///
+            /// - Parameters:
+            ///   - id: The share's id, for `DELETE .../shares/{id}`; events and presence name it.
+            ///   - mode:
+            ///   - label:
+            ///   - createdAt:
+            ///   - expiresAt: When the server revokes it (reason `expired`).
+            internal init(
+                id: Swift.String,
+                mode: Components.Schemas.ShareMode,
+                label: Swift.String,
+                createdAt: Foundation.Date,
+                expiresAt: Foundation.Date
+            ) {
+                self.id = id
+                self.mode = mode
+                self.label = label
+                self.createdAt = createdAt
+                self.expiresAt = expiresAt
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case id
+                case mode
+                case label
+                case createdAt
+                case expiresAt
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/ShareCreated`.
+        internal struct ShareCreated: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ShareCreated/share`.
+            internal var share: Components.Schemas.Share
+            /// The share token (256-bit random, base64url, 43 characters). Shown once (and to whoever redeems `code`); send it as `Authorization: Bearer <token>`.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ShareCreated/token`.
+            internal var token: Swift.String
+            /// Present when the creation asked for it: the handoff code, single use, valid 300 s or until the share expires, whichever is sooner.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ShareCreated/code`.
+            internal var code: Swift.String?
+            /// Creates a new `ShareCreated`.
+            ///
+            /// - Parameters:
+            ///   - share:
+            ///   - token: The share token (256-bit random, base64url, 43 characters). Shown once (and to whoever redeems `code`); send it as `Authorization: Bearer <token>`.
+            ///   - code: Present when the creation asked for it: the handoff code, single use, valid 300 s or until the share expires, whichever is sooner.
+            internal init(
+                share: Components.Schemas.Share,
+                token: Swift.String,
+                code: Swift.String? = nil
+            ) {
+                self.share = share
+                self.token = token
+                self.code = code
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case share
+                case token
+                case code
+            }
+        }
+        /// A live share, as the state lists it.
+        ///
+        /// - Remark: Generated from `#/components/schemas/ShareEntry`.
+        internal struct ShareEntry: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ShareEntry/id`.
+            internal var id: Swift.String
+            /// - Remark: Generated from `#/components/schemas/ShareEntry/mode`.
+            internal var mode: Components.Schemas.ShareMode
+            /// - Remark: Generated from `#/components/schemas/ShareEntry/label`.
+            internal var label: Swift.String
+            /// - Remark: Generated from `#/components/schemas/ShareEntry/expiresAt`.
+            internal var expiresAt: Foundation.Date
+            /// How many event streams are open now with this share's token.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ShareEntry/watching`.
+            internal var watching: Swift.Int
+            /// Creates a new `ShareEntry`.
+            ///
+            /// - Parameters:
+            ///   - id:
+            ///   - mode:
+            ///   - label:
+            ///   - expiresAt:
+            ///   - watching: How many event streams are open now with this share's token.
+            internal init(
+                id: Swift.String,
+                mode: Components.Schemas.ShareMode,
+                label: Swift.String,
+                expiresAt: Foundation.Date,
+                watching: Swift.Int
+            ) {
+                self.id = id
+                self.mode = mode
+                self.label = label
+                self.expiresAt = expiresAt
+                self.watching = watching
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case id
+                case mode
+                case label
+                case expiresAt
+                case watching
+            }
+        }
+        /// Who watches the session now: one item per credential with event streams open (`GET .../presence`, and the data of `event: presence` stream messages).
+        ///
+        /// - Remark: Generated from `#/components/schemas/Presence`.
+        internal struct Presence: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/Presence/clients`.
+            internal var clients: [Components.Schemas.PresenceClient]
+            /// Creates a new `Presence`.
+            ///
+            /// - Parameters:
+            ///   - clients:
+            internal init(clients: [Components.Schemas.PresenceClient]) {
+                self.clients = clients
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case clients
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/PresenceClient`.
+        internal struct PresenceClient: Codable, Hashable, Sendable {
+            /// Whose credential: the session's token, a backend key, or a share's token.
+            ///
+            /// - Remark: Generated from `#/components/schemas/PresenceClient/kind`.
+            internal enum KindPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case session = "session"
+                case backend = "backend"
+                case share = "share"
+            }
+            /// Whose credential: the session's token, a backend key, or a share's token.
+            ///
+            /// - Remark: Generated from `#/components/schemas/PresenceClient/kind`.
+            internal var kind: Components.Schemas.PresenceClient.KindPayload
+            /// With `share`: the share's id.
+            ///
+            /// - Remark: Generated from `#/components/schemas/PresenceClient/share`.
+            internal var share: Swift.String?
+            /// With `share`: the share's label.
+            ///
+            /// - Remark: Generated from `#/components/schemas/PresenceClient/label`.
+            internal var label: Swift.String?
+            /// How many event streams it has open.
+            ///
+            /// - Remark: Generated from `#/components/schemas/PresenceClient/streams`.
+            internal var streams: Swift.Int
+            /// Since when it has had a stream open.
+            ///
+            /// - Remark: Generated from `#/components/schemas/PresenceClient/since`.
+            internal var since: Foundation.Date
+            /// Creates a new `PresenceClient`.
+            ///
+            /// - Parameters:
+            ///   - kind: Whose credential: the session's token, a backend key, or a share's token.
+            ///   - share: With `share`: the share's id.
+            ///   - label: With `share`: the share's label.
+            ///   - streams: How many event streams it has open.
+            ///   - since: Since when it has had a stream open.
+            internal init(
+                kind: Components.Schemas.PresenceClient.KindPayload,
+                share: Swift.String? = nil,
+                label: Swift.String? = nil,
+                streams: Swift.Int,
+                since: Foundation.Date
+            ) {
+                self.kind = kind
+                self.share = share
+                self.label = label
+                self.streams = streams
+                self.since = since
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case kind
+                case share
+                case label
+                case streams
+                case since
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/HandoffRedemption`.
+        internal struct HandoffRedemption: Codable, Hashable, Sendable {
+            /// A handoff code; case-insensitive, spaces and dashes ignored.
+            ///
+            /// - Remark: Generated from `#/components/schemas/HandoffRedemption/code`.
+            internal var code: Swift.String
+            /// Creates a new `HandoffRedemption`.
+            ///
+            /// - Parameters:
+            ///   - code: A handoff code; case-insensitive, spaces and dashes ignored.
+            internal init(code: Swift.String) {
+                self.code = code
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case code
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.code = try container.decode(
+                    Swift.String.self,
+                    forKey: .code
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "code"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/HandoffRedeemed`.
+        internal struct HandoffRedeemed: Codable, Hashable, Sendable {
+            /// The state as the share sees it.
+            ///
+            /// - Remark: Generated from `#/components/schemas/HandoffRedeemed/session`.
+            internal var session: Components.Schemas.SessionState
+            /// The share's token: send it as `Authorization: Bearer <token>`.
+            ///
+            /// - Remark: Generated from `#/components/schemas/HandoffRedeemed/token`.
+            internal var token: Swift.String
+            /// - Remark: Generated from `#/components/schemas/HandoffRedeemed/share`.
+            internal var share: Components.Schemas.Share
+            /// Creates a new `HandoffRedeemed`.
+            ///
+            /// - Parameters:
+            ///   - session: The state as the share sees it.
+            ///   - token: The share's token: send it as `Authorization: Bearer <token>`.
+            ///   - share:
+            internal init(
+                session: Components.Schemas.SessionState,
+                token: Swift.String,
+                share: Components.Schemas.Share
+            ) {
+                self.session = session
+                self.token = token
+                self.share = share
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case session
+                case token
+                case share
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/ForkRequest`.
+        internal struct ForkRequest: Codable, Hashable, Sendable {
+            /// A version the history keeps; default: the current one.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ForkRequest/version`.
+            internal var version: Swift.Int64?
+            /// Creates a new `ForkRequest`.
+            ///
+            /// - Parameters:
+            ///   - version: A version the history keeps; default: the current one.
+            internal init(version: Swift.Int64? = nil) {
+                self.version = version
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case version
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.version = try container.decodeIfPresent(
+                    Swift.Int64.self,
+                    forKey: .version
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "version"
+                ])
+            }
+        }
+        /// Where a forked session came from.
+        ///
+        /// - Remark: Generated from `#/components/schemas/ForkedFrom`.
+        internal struct ForkedFrom: Codable, Hashable, Sendable {
+            /// The source session's id.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ForkedFrom/session`.
+            internal var session: Swift.String
+            /// The source's version the fork copied.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ForkedFrom/version`.
+            internal var version: Swift.Int
+            /// Creates a new `ForkedFrom`.
+            ///
+            /// - Parameters:
+            ///   - session: The source session's id.
+            ///   - version: The source's version the fork copied.
+            internal init(
+                session: Swift.String,
+                version: Swift.Int
+            ) {
+                self.session = session
+                self.version = version
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case session
+                case version
             }
         }
         /// - Remark: Generated from `#/components/schemas/FeedPage`.
@@ -3330,22 +3869,22 @@ extension Components {
             }
             /// - Remark: Generated from `#/components/schemas/ContextChangedEvent/type`.
             internal var _type: Components.Schemas.ContextChangedEvent._TypePayload
-            /// The whole new context.
+            /// The whole new context; left out for a follow share's token, which never sees the context.
             ///
             /// - Remark: Generated from `#/components/schemas/ContextChangedEvent/context`.
-            internal var context: Components.Schemas.SessionContext
+            internal var context: Components.Schemas.SessionContext?
             /// Creates a new `ContextChangedEvent`.
             ///
             /// - Parameters:
             ///   - seq: Counts up by one per event within a session.
             ///   - version: The session version the event's operation produced.
             ///   - _type:
-            ///   - context: The whole new context.
+            ///   - context: The whole new context; left out for a follow share's token, which never sees the context.
             internal init(
                 seq: Swift.Int64,
                 version: Swift.Int64,
                 _type: Components.Schemas.ContextChangedEvent._TypePayload,
-                context: Components.Schemas.SessionContext
+                context: Components.Schemas.SessionContext? = nil
             ) {
                 self.seq = seq
                 self.version = version

@@ -2065,7 +2065,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Forbidden. Codes: requirement_not_met (the route is closed in the session's context and has no redirect; with `route` and `missing`), backend_only (a creation with `context` but no backend key).
+            /// Forbidden. Codes: requirement_not_met (the route is closed in the session's context and has no redirect; with `route` and `missing`), backend_only (a creation with `context` but no backend key), read_only (a change of a session asked with a follow share's token).
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/post(createSession)/responses/403`.
             ///
@@ -2475,7 +2475,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Not found. Codes: session_not_found, unknown_coordinator, session_ended.
+            /// Not found. Codes: session_not_found (also a share token that was revoked or expired), unknown_coordinator, session_ended.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/get(getSession)/responses/404`.
             ///
@@ -2606,7 +2606,7 @@ internal enum Operations {
     }
     /// End the session
     ///
-    /// Stops every coordinator (children first, reason `sessionEnded`), then `session.ended`; open event streams end.
+    /// Stops every coordinator (children first, reason `sessionEnded`), then `session.ended`; open event streams end. A share's token, of either mode, may not delete the session (403 `read_only`).
     ///
     /// - Remark: HTTP `DELETE /v1/sessions/{sid}`.
     /// - Remark: Generated from `#/paths//v1/sessions/{sid}/delete(deleteSession)`.
@@ -2751,7 +2751,30 @@ internal enum Operations {
                     }
                 }
             }
-            /// Not found. Codes: session_not_found, unknown_coordinator, session_ended.
+            /// A follow share's token may only read: every change it asks is refused (and deleting the session, with any share's token). Code: read_only.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/delete(deleteSession)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.ReadOnly)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.ReadOnly {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Not found. Codes: session_not_found (also a share token that was revoked or expired), unknown_coordinator, session_ended.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/delete(deleteSession)/responses/404`.
             ///
@@ -3071,7 +3094,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Forbidden. Codes: requirement_not_met (the route is closed in the session's context and has no redirect; with `route` and `missing`), backend_only (a creation with `context` but no backend key).
+            /// Forbidden. Codes: requirement_not_met (the route is closed in the session's context and has no redirect; with `route` and `missing`), backend_only (a creation with `context` but no backend key), read_only (a change of a session asked with a follow share's token).
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/state/put(putState)/responses/403`.
             ///
@@ -3094,7 +3117,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Not found. Codes: session_not_found, unknown_coordinator, session_ended.
+            /// Not found. Codes: session_not_found (also a share token that was revoked or expired), unknown_coordinator, session_ended.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/state/put(putState)/responses/404`.
             ///
@@ -3499,7 +3522,30 @@ internal enum Operations {
                     }
                 }
             }
-            /// Not found. Codes: session_not_found, unknown_coordinator, session_ended.
+            /// A follow share's token may only read: every change it asks is refused (and deleting the session, with any share's token). Code: read_only.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/coordinators/{cid}/delete(teardownCoordinator)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.ReadOnly)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.ReadOnly {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Not found. Codes: session_not_found (also a share token that was revoked or expired), unknown_coordinator, session_ended.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/coordinators/{cid}/delete(teardownCoordinator)/responses/404`.
             ///
@@ -3832,7 +3878,30 @@ internal enum Operations {
                     }
                 }
             }
-            /// Not found. Codes: session_not_found, unknown_coordinator, session_ended.
+            /// A follow share's token may only read: every change it asks is refused (and deleting the session, with any share's token). Code: read_only.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/coordinators/{cid}/leave-guard/put(setLeaveGuard)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.ReadOnly)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.ReadOnly {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Not found. Codes: session_not_found (also a share token that was revoked or expired), unknown_coordinator, session_ended.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/coordinators/{cid}/leave-guard/put(setLeaveGuard)/responses/404`.
             ///
@@ -4202,7 +4271,30 @@ internal enum Operations {
                     }
                 }
             }
-            /// Not found. Codes: session_not_found, unknown_coordinator, session_ended.
+            /// A follow share's token may only read: every change it asks is refused (and deleting the session, with any share's token). Code: read_only.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/coordinators/{cid}/leave-guard/delete(clearLeaveGuard)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.ReadOnly)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.ReadOnly {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Not found. Codes: session_not_found (also a share token that was revoked or expired), unknown_coordinator, session_ended.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/coordinators/{cid}/leave-guard/delete(clearLeaveGuard)/responses/404`.
             ///
@@ -4528,17 +4620,17 @@ internal enum Operations {
                     }
                 }
             }
-            /// Only the app's backend may do this (load a graph, set a session's context): the bearer token is not one of its keys. Code: backend_only.
+            /// Only the app's backend sets a context: the session's token or a drive share's is backend_only, a follow share's read_only. Codes: backend_only, read_only.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/context/patch(patchContext)/responses/403`.
             ///
             /// HTTP response code: `403 forbidden`.
-            case forbidden(Components.Responses.BackendOnly)
+            case forbidden(Components.Responses.ContextForbidden)
             /// The associated value of the enum case if `self` is `.forbidden`.
             ///
             /// - Throws: An error if `self` is not `.forbidden`.
             /// - SeeAlso: `.forbidden`.
-            internal var forbidden: Components.Responses.BackendOnly {
+            internal var forbidden: Components.Responses.ContextForbidden {
                 get throws {
                     switch self {
                     case let .forbidden(response):
@@ -4551,7 +4643,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Not found. Codes: session_not_found, unknown_coordinator, session_ended.
+            /// Not found. Codes: session_not_found (also a share token that was revoked or expired), unknown_coordinator, session_ended.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/context/patch(patchContext)/responses/404`.
             ///
@@ -4774,7 +4866,7 @@ internal enum Operations {
     }
     /// Replace the session's context (backend only)
     ///
-    /// The body is the whole new context. Answered like every mutation: a version bump, `context.changed`, and what the change opens (a pending request applied) or closes (coordinators stopped with reason `requirementLost`), in the same version. A session token is 403 `backend_only`.
+    /// The body is the whole new context. Answered like every mutation: a version bump, `context.changed`, and what the change opens (a pending request applied) or closes (coordinators stopped with reason `requirementLost`), in the same version. A session token (or a drive share's) is 403 `backend_only`, a follow share's 403 `read_only`.
     ///
     /// - Remark: HTTP `PUT /v1/sessions/{sid}/context`.
     /// - Remark: Generated from `#/paths//v1/sessions/{sid}/context/put(putContext)`.
@@ -4923,17 +5015,17 @@ internal enum Operations {
                     }
                 }
             }
-            /// Only the app's backend may do this (load a graph, set a session's context): the bearer token is not one of its keys. Code: backend_only.
+            /// Only the app's backend sets a context: the session's token or a drive share's is backend_only, a follow share's read_only. Codes: backend_only, read_only.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/context/put(putContext)/responses/403`.
             ///
             /// HTTP response code: `403 forbidden`.
-            case forbidden(Components.Responses.BackendOnly)
+            case forbidden(Components.Responses.ContextForbidden)
             /// The associated value of the enum case if `self` is `.forbidden`.
             ///
             /// - Throws: An error if `self` is not `.forbidden`.
             /// - SeeAlso: `.forbidden`.
-            internal var forbidden: Components.Responses.BackendOnly {
+            internal var forbidden: Components.Responses.ContextForbidden {
                 get throws {
                     switch self {
                     case let .forbidden(response):
@@ -4946,7 +5038,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Not found. Codes: session_not_found, unknown_coordinator, session_ended.
+            /// Not found. Codes: session_not_found (also a share token that was revoked or expired), unknown_coordinator, session_ended.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/context/put(putContext)/responses/404`.
             ///
@@ -5377,7 +5469,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Not found. Codes: session_not_found, unknown_coordinator, session_ended.
+            /// Not found. Codes: session_not_found (also a share token that was revoked or expired), unknown_coordinator, session_ended.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/events/get(listEvents)/responses/404`.
             ///
@@ -5537,7 +5629,7 @@ internal enum Operations {
     }
     /// The session's history, one entry per version (or breadcrumbs)
     ///
-    /// Entries in ascending version order after `after`, at most `limit`; `oldest` is the oldest version kept (the newest --history-versions are, default 1000). With `format=breadcrumbs`, a JSON array in the shape crash reporters take: one item per kept version whose active route changed, oldest first.
+    /// Entries in ascending version order after `after`, at most `limit`; `oldest` is the oldest version kept (the newest --history-versions are, default 1000). With `format=breadcrumbs`, a JSON array in the shape crash reporters take: one item per kept version whose active route changed, oldest first. A follow share's token reads it with sensitive params as `"[redacted]"`.
     ///
     /// - Remark: HTTP `GET /v1/sessions/{sid}/history`.
     /// - Remark: Generated from `#/paths//v1/sessions/{sid}/history/get(getHistory)`.
@@ -5749,7 +5841,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Not found. Codes: session_not_found, unknown_coordinator, session_ended.
+            /// Not found. Codes: session_not_found (also a share token that was revoked or expired), unknown_coordinator, session_ended.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/history/get(getHistory)/responses/404`.
             ///
@@ -5857,7 +5949,7 @@ internal enum Operations {
     }
     /// The session's kept history as a recording (NDJSON)
     ///
-    /// A first line `{type: recording, session, graph, graphVersion, from, to, state}` (`state` at `from`, the oldest kept version), then one line per later entry `{type: entry, version, at, by, op}`. Sensitive params are `"[redacted]"` unless the backend asks `redact=false`.
+    /// A first line `{type: recording, session, graph, graphVersion, from, to, state}` (`state` at `from`, the oldest kept version), then one line per later entry `{type: entry, version, at, by, op}`. Sensitive params are `"[redacted]"` unless the backend asks `redact=false`. A drive share's token reads it as the session's token does; a follow share's is 403 `read_only`.
     ///
     /// - Remark: HTTP `GET /v1/sessions/{sid}/recording`.
     /// - Remark: Generated from `#/paths//v1/sessions/{sid}/recording/get(getRecording)`.
@@ -6020,17 +6112,45 @@ internal enum Operations {
                     }
                 }
             }
-            /// Only the app's backend may do this (load a graph, set a session's context): the bearer token is not one of its keys. Code: backend_only.
+            internal struct Forbidden: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/sessions/{sid}/recording/GET/responses/403/content`.
+                internal enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/sessions/{sid}/recording/GET/responses/403/content/application\/problem+json`.
+                    case applicationProblemJson(Components.Schemas.Problem)
+                    /// The associated value of the enum case if `self` is `.applicationProblemJson`.
+                    ///
+                    /// - Throws: An error if `self` is not `.applicationProblemJson`.
+                    /// - SeeAlso: `.applicationProblemJson`.
+                    internal var applicationProblemJson: Components.Schemas.Problem {
+                        get throws {
+                            switch self {
+                            case let .applicationProblemJson(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                internal var body: Operations.GetRecording.Output.Forbidden.Body
+                /// Creates a new `Forbidden`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                internal init(body: Operations.GetRecording.Output.Forbidden.Body) {
+                    self.body = body
+                }
+            }
+            /// `redact=false` asked without a backend key (backend_only), or a follow share's token (read_only). Codes: backend_only, read_only.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/recording/get(getRecording)/responses/403`.
             ///
             /// HTTP response code: `403 forbidden`.
-            case forbidden(Components.Responses.BackendOnly)
+            case forbidden(Operations.GetRecording.Output.Forbidden)
             /// The associated value of the enum case if `self` is `.forbidden`.
             ///
             /// - Throws: An error if `self` is not `.forbidden`.
             /// - SeeAlso: `.forbidden`.
-            internal var forbidden: Components.Responses.BackendOnly {
+            internal var forbidden: Operations.GetRecording.Output.Forbidden {
                 get throws {
                     switch self {
                     case let .forbidden(response):
@@ -6043,7 +6163,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Not found. Codes: session_not_found, unknown_coordinator, session_ended.
+            /// Not found. Codes: session_not_found (also a share token that was revoked or expired), unknown_coordinator, session_ended.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/recording/get(getRecording)/responses/404`.
             ///
@@ -6300,7 +6420,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Forbidden. Codes: requirement_not_met (the route is closed in the session's context and has no redirect; with `route` and `missing`), backend_only (a creation with `context` but no backend key).
+            /// Forbidden. Codes: requirement_not_met (the route is closed in the session's context and has no redirect; with `route` and `missing`), backend_only (a creation with `context` but no backend key), read_only (a change of a session asked with a follow share's token).
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/restore/post(restore)/responses/403`.
             ///
@@ -6323,7 +6443,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Not found. Codes: session_not_found, unknown_coordinator, session_ended.
+            /// Not found. Codes: session_not_found (also a share token that was revoked or expired), unknown_coordinator, session_ended.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/restore/post(restore)/responses/404`.
             ///
@@ -6718,7 +6838,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Forbidden. Codes: requirement_not_met (the route is closed in the session's context and has no redirect; with `route` and `missing`), backend_only (a creation with `context` but no backend key).
+            /// Forbidden. Codes: requirement_not_met (the route is closed in the session's context and has no redirect; with `route` and `missing`), backend_only (a creation with `context` but no backend key), read_only (a change of a session asked with a follow share's token).
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/push/post(push)/responses/403`.
             ///
@@ -6741,7 +6861,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Not found. Codes: session_not_found, unknown_coordinator, session_ended.
+            /// Not found. Codes: session_not_found (also a share token that was revoked or expired), unknown_coordinator, session_ended.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/push/post(push)/responses/404`.
             ///
@@ -7113,7 +7233,30 @@ internal enum Operations {
                     }
                 }
             }
-            /// Not found. Codes: session_not_found, unknown_coordinator, session_ended.
+            /// A follow share's token may only read: every change it asks is refused (and deleting the session, with any share's token). Code: read_only.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/pop/post(pop)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.ReadOnly)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.ReadOnly {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Not found. Codes: session_not_found (also a share token that was revoked or expired), unknown_coordinator, session_ended.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/pop/post(pop)/responses/404`.
             ///
@@ -7485,7 +7628,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Forbidden. Codes: requirement_not_met (the route is closed in the session's context and has no redirect; with `route` and `missing`), backend_only (a creation with `context` but no backend key).
+            /// Forbidden. Codes: requirement_not_met (the route is closed in the session's context and has no redirect; with `route` and `missing`), backend_only (a creation with `context` but no backend key), read_only (a change of a session asked with a follow share's token).
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/present/post(present)/responses/403`.
             ///
@@ -7508,7 +7651,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Not found. Codes: session_not_found, unknown_coordinator, session_ended.
+            /// Not found. Codes: session_not_found (also a share token that was revoked or expired), unknown_coordinator, session_ended.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/present/post(present)/responses/404`.
             ///
@@ -7880,7 +8023,30 @@ internal enum Operations {
                     }
                 }
             }
-            /// Not found. Codes: session_not_found, unknown_coordinator, session_ended.
+            /// A follow share's token may only read: every change it asks is refused (and deleting the session, with any share's token). Code: read_only.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/dismiss/post(dismiss)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.ReadOnly)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.ReadOnly {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Not found. Codes: session_not_found (also a share token that was revoked or expired), unknown_coordinator, session_ended.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/dismiss/post(dismiss)/responses/404`.
             ///
@@ -8252,7 +8418,30 @@ internal enum Operations {
                     }
                 }
             }
-            /// Not found. Codes: session_not_found, unknown_coordinator, session_ended.
+            /// A follow share's token may only read: every change it asks is refused (and deleting the session, with any share's token). Code: read_only.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/back/post(back)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.ReadOnly)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.ReadOnly {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Not found. Codes: session_not_found (also a share token that was revoked or expired), unknown_coordinator, session_ended.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/back/post(back)/responses/404`.
             ///
@@ -8624,7 +8813,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Forbidden. Codes: requirement_not_met (the route is closed in the session's context and has no redirect; with `route` and `missing`), backend_only (a creation with `context` but no backend key).
+            /// Forbidden. Codes: requirement_not_met (the route is closed in the session's context and has no redirect; with `route` and `missing`), backend_only (a creation with `context` but no backend key), read_only (a change of a session asked with a follow share's token).
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/replace/post(replace)/responses/403`.
             ///
@@ -8647,7 +8836,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Not found. Codes: session_not_found, unknown_coordinator, session_ended.
+            /// Not found. Codes: session_not_found (also a share token that was revoked or expired), unknown_coordinator, session_ended.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/replace/post(replace)/responses/404`.
             ///
@@ -9019,7 +9208,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Forbidden. Codes: requirement_not_met (the route is closed in the session's context and has no redirect; with `route` and `missing`), backend_only (a creation with `context` but no backend key).
+            /// Forbidden. Codes: requirement_not_met (the route is closed in the session's context and has no redirect; with `route` and `missing`), backend_only (a creation with `context` but no backend key), read_only (a change of a session asked with a follow share's token).
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/select-tab/post(selectTab)/responses/403`.
             ///
@@ -9042,7 +9231,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Not found. Codes: session_not_found, unknown_coordinator, session_ended.
+            /// Not found. Codes: session_not_found (also a share token that was revoked or expired), unknown_coordinator, session_ended.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/select-tab/post(selectTab)/responses/404`.
             ///
@@ -9414,7 +9603,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Forbidden. Codes: requirement_not_met (the route is closed in the session's context and has no redirect; with `route` and `missing`), backend_only (a creation with `context` but no backend key).
+            /// Forbidden. Codes: requirement_not_met (the route is closed in the session's context and has no redirect; with `route` and `missing`), backend_only (a creation with `context` but no backend key), read_only (a change of a session asked with a follow share's token).
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/deeplink/post(deepLink)/responses/403`.
             ///
@@ -9437,7 +9626,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Not found. Codes: session_not_found, unknown_coordinator, session_ended.
+            /// Not found. Codes: session_not_found (also a share token that was revoked or expired), unknown_coordinator, session_ended.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/deeplink/post(deepLink)/responses/404`.
             ///
@@ -9809,7 +9998,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Forbidden. Codes: requirement_not_met (the route is closed in the session's context and has no redirect; with `route` and `missing`), backend_only (a creation with `context` but no backend key).
+            /// Forbidden. Codes: requirement_not_met (the route is closed in the session's context and has no redirect; with `route` and `missing`), backend_only (a creation with `context` but no backend key), read_only (a change of a session asked with a follow share's token).
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/batch/post(batch)/responses/403`.
             ///
@@ -9832,7 +10021,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Not found. Codes: session_not_found, unknown_coordinator, session_ended.
+            /// Not found. Codes: session_not_found (also a share token that was revoked or expired), unknown_coordinator, session_ended.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/batch/post(batch)/responses/404`.
             ///
@@ -10055,7 +10244,7 @@ internal enum Operations {
     }
     /// The session's live event stream
     ///
-    /// Server-Sent Events. The stream starts with `retry: 2000`; then, with `Last-Event-ID: N`, every kept event after N, else (or when N is no longer kept) one `reset` event whose data is the whole state and whose id is the latest seq; then live events (`id: <seq>`, `event: <type>`, `data: <event JSON>`), and a `: heartbeat` comment every 15 s. The stream ends after `session.ended`, and when the server stops.
+    /// Server-Sent Events. The stream starts with `retry: 2000`; then, with `Last-Event-ID: N`, every kept event after N, else (or when N is no longer kept) one `reset` event whose data is the whole state and whose id is the latest seq; then live events (`id: <seq>`, `event: <type>`, `data: <event JSON>`), and a `: heartbeat` comment every 15 s. The stream ends after `session.ended`, and when the server stops. Beside the events, `event: presence` messages (no `id:` line; `data`: a Presence, as `GET .../presence` answers) say who watches the session, whenever that changes, at most once a second; they are no change of the session (no seq, no version). A stream opened with a share's token gets that share's `share.revoked` as its last event and then ends. With a follow share's token, sensitive params are `"[redacted]"` and states and events have no `context`.
     ///
     /// - Remark: HTTP `GET /v1/sessions/{sid}/events/stream`.
     /// - Remark: Generated from `#/paths//v1/sessions/{sid}/events/stream/get(streamEvents)`.
@@ -10257,7 +10446,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// Not found. Codes: session_not_found, unknown_coordinator, session_ended.
+            /// Not found. Codes: session_not_found (also a share token that was revoked or expired), unknown_coordinator, session_ended.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/events/stream/get(streamEvents)/responses/404`.
             ///
@@ -10404,6 +10593,1737 @@ internal enum Operations {
             internal static var allCases: [Self] {
                 [
                     .textEventStream,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// Share the session with someone else (a follow or drive link)
+    ///
+    /// Hands out a share of the session: a share token, the third kind of bearer credential (security scheme `share`). `follow` may only read (the state, `?at`, history, events, event stream and presence), with sensitive params as `"[redacted]"` and no `context`; `drive` may do what the session's token may, but share the session or delete it. The token is shown only here (and to whoever redeems the handoff `code`, when one was asked for). Creating a share is a change like any other: a version bump and the event `share.created {share, mode, label}`. The state lists the share in `shares`, with how many event streams watch through it, until it is revoked (`DELETE .../shares/{id}`) or expires: at `expiresAt` the server revokes it itself (event `share.revoked` with reason `expired`). A session holds at most 16 live shares (409 `too_many_shares`). The session's token or a backend key; a share's token is 403 `share_cannot_share`. It takes no `Idempotency-Key` (400 `invalid_idempotency_key`): a repeated answer would hold the token, which the server never keeps.
+    ///
+    /// - Remark: HTTP `POST /v1/sessions/{sid}/shares`.
+    /// - Remark: Generated from `#/paths//v1/sessions/{sid}/shares/post(createShare)`.
+    internal enum CreateShare {
+        internal static let id: Swift.String = "createShare"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/sessions/{sid}/shares/POST/path`.
+            internal struct Path: Sendable, Hashable {
+                /// The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
+                ///
+                /// - Remark: Generated from `#/paths/v1/sessions/{sid}/shares/POST/path/sid`.
+                internal var sid: Components.Parameters.Sid
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - sid: The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
+                internal init(sid: Components.Parameters.Sid) {
+                    self.sid = sid
+                }
+            }
+            internal var path: Operations.CreateShare.Input.Path
+            /// - Remark: Generated from `#/paths/v1/sessions/{sid}/shares/POST/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// Apply only if the session is at this version (its ETag, e.g. `"3"`, or `*`). Otherwise 412 with the current `version`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/sessions/{sid}/shares/POST/header/If-Match`.
+                internal var ifMatch: Components.Parameters.IfMatch?
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.CreateShare.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - ifMatch: Apply only if the session is at this version (its ETag, e.g. `"3"`, or `*`). Otherwise 412 with the current `version`.
+                ///   - accept:
+                internal init(
+                    ifMatch: Components.Parameters.IfMatch? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.CreateShare.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifMatch = ifMatch
+                    self.accept = accept
+                }
+            }
+            internal var headers: Operations.CreateShare.Input.Headers
+            /// - Remark: Generated from `#/paths/v1/sessions/{sid}/shares/POST/requestBody`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/sessions/{sid}/shares/POST/requestBody/content/application\/json`.
+                case json(Components.Schemas.ShareCreation)
+            }
+            internal var body: Operations.CreateShare.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            ///   - body:
+            internal init(
+                path: Operations.CreateShare.Input.Path,
+                headers: Operations.CreateShare.Input.Headers = .init(),
+                body: Operations.CreateShare.Input.Body
+            ) {
+                self.path = path
+                self.headers = headers
+                self.body = body
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            internal struct Created: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/sessions/{sid}/shares/POST/responses/201/headers`.
+                internal struct Headers: Sendable, Hashable {
+                    /// The session version after the share's creation, quoted.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/sessions/{sid}/shares/POST/responses/201/headers/ETag`.
+                    internal var eTag: Swift.String
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - eTag: The session version after the share's creation, quoted.
+                    internal init(eTag: Swift.String) {
+                        self.eTag = eTag
+                    }
+                }
+                /// Received HTTP response headers
+                internal var headers: Operations.CreateShare.Output.Created.Headers
+                /// - Remark: Generated from `#/paths/v1/sessions/{sid}/shares/POST/responses/201/content`.
+                internal enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/sessions/{sid}/shares/POST/responses/201/content/application\/json`.
+                    case json(Components.Schemas.ShareCreated)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    internal var json: Components.Schemas.ShareCreated {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                internal var body: Operations.CreateShare.Output.Created.Body
+                /// Creates a new `Created`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                ///   - body: Received HTTP response body
+                internal init(
+                    headers: Operations.CreateShare.Output.Created.Headers,
+                    body: Operations.CreateShare.Output.Created.Body
+                ) {
+                    self.headers = headers
+                    self.body = body
+                }
+            }
+            /// Shared. The token is shown only here.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/shares/post(createShare)/responses/201`.
+            ///
+            /// HTTP response code: `201 created`.
+            case created(Operations.CreateShare.Output.Created)
+            /// The associated value of the enum case if `self` is `.created`.
+            ///
+            /// - Throws: An error if `self` is not `.created`.
+            /// - SeeAlso: `.created`.
+            internal var created: Operations.CreateShare.Output.Created {
+                get throws {
+                    switch self {
+                    case let .created(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "created",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Bad request. Codes: malformed_json, bad_content_length, invalid_query, invalid_idempotency_key.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/shares/post(createShare)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Unauthorized: no bearer token (unauthorized) or one that is not 43 base64url characters (invalid_token). A well-formed but wrong token answers 404 like an unknown session. With `--session-creation backend`, a creation without a backend key (backend_key_required). Codes: unauthorized, invalid_token, backend_key_required.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/shares/post(createShare)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// A share's token cannot share the session, nor revoke its shares: any share's token is share_cannot_share. Code: share_cannot_share.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/shares/post(createShare)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.ShareForbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.ShareForbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Not found. Codes: session_not_found (also a share token that was revoked or expired), unknown_coordinator, session_ended.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/shares/post(createShare)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            internal var notFound: Components.Responses.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The session holds 16 live shares, the most it may: revoke one first. Code: too_many_shares.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/shares/post(createShare)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.TooManyShares)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            internal var conflict: Components.Responses.TooManyShares {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Payload too large. Codes: payload_too_large.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/shares/post(createShare)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.TooLarge)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            internal var contentTooLarge: Components.Responses.TooLarge {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Unsupported media type. Codes: unsupported_media_type.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/shares/post(createShare)/responses/415`.
+            ///
+            /// HTTP response code: `415 unsupportedMediaType`.
+            case unsupportedMediaType(Components.Responses.UnsupportedMediaType)
+            /// The associated value of the enum case if `self` is `.unsupportedMediaType`.
+            ///
+            /// - Throws: An error if `self` is not `.unsupportedMediaType`.
+            /// - SeeAlso: `.unsupportedMediaType`.
+            internal var unsupportedMediaType: Components.Responses.UnsupportedMediaType {
+                get throws {
+                    switch self {
+                    case let .unsupportedMediaType(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Operation refused. Codes: invalid_request, unknown_route, invalid_params, route_not_allowed, presentation_not_allowed, not_a_root_route, coordinator_limit, no_such_tab, invalid_path, invalid_url, no_route_for_url, unknown_graph, idempotency_key_reused (the Idempotency-Key was used for another request), invalid_context (a context value that is not a string, an integer, a boolean or an array of strings), context_too_large (over 4 KiB encoded).
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/shares/post(createShare)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.Unprocessable)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            internal var unprocessableContent: Components.Responses.Unprocessable {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Precondition failed. Codes: version_mismatch.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/shares/post(createShare)/responses/412`.
+            ///
+            /// HTTP response code: `412 preconditionFailed`.
+            case preconditionFailed(Components.Responses.PreconditionFailed)
+            /// The associated value of the enum case if `self` is `.preconditionFailed`.
+            ///
+            /// - Throws: An error if `self` is not `.preconditionFailed`.
+            /// - SeeAlso: `.preconditionFailed`.
+            internal var preconditionFailed: Components.Responses.PreconditionFailed {
+                get throws {
+                    switch self {
+                    case let .preconditionFailed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "preconditionFailed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it. Behind the cluster proxy (deploy/nginx.conf.template), the node that holds the session, or for a creation every node, does not answer (node_unavailable, Retry-After 5). Codes: too_many_sessions, memory_exhausted, journal_unavailable, node_unavailable.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/shares/post(createShare)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ServiceUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Components.Responses.ServiceUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Only behind the cluster proxy (deploy/nginx.conf.template): the request reached the node that holds this session, which then did not answer in time (5 s; 2 s for a creation). It may have been applied: retry a mutation only with the same Idempotency-Key, which replays the first answer if it was. A single server never answers this. Code: node_timeout.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/shares/post(createShare)/responses/504`.
+            ///
+            /// HTTP response code: `504 gatewayTimeout`.
+            case gatewayTimeout(Components.Responses.NodeTimeout)
+            /// The associated value of the enum case if `self` is `.gatewayTimeout`.
+            ///
+            /// - Throws: An error if `self` is not `.gatewayTimeout`.
+            /// - SeeAlso: `.gatewayTimeout`.
+            internal var gatewayTimeout: Components.Responses.NodeTimeout {
+                get throws {
+                    switch self {
+                    case let .gatewayTimeout(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gatewayTimeout",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case applicationProblemJson
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .json,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// Revoke a share
+    ///
+    /// Ends the share at once: a change (a version bump, the event `share.revoked {share, reason: revoked}`). Its token then answers 404 `session_not_found`, as a wrong token does, and the event streams opened with it get that `share.revoked` as their last event and end. Its handoff code, if not yet redeemed, is unknown from then on. The session's token or a backend key; a share's token is 403 `share_cannot_share`.
+    ///
+    /// - Remark: HTTP `DELETE /v1/sessions/{sid}/shares/{id}`.
+    /// - Remark: Generated from `#/paths//v1/sessions/{sid}/shares/{id}/delete(revokeShare)`.
+    internal enum RevokeShare {
+        internal static let id: Swift.String = "revokeShare"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/sessions/{sid}/shares/{id}/DELETE/path`.
+            internal struct Path: Sendable, Hashable {
+                /// The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
+                ///
+                /// - Remark: Generated from `#/paths/v1/sessions/{sid}/shares/{id}/DELETE/path/sid`.
+                internal var sid: Components.Parameters.Sid
+                /// The share's `id` (from its creation, `shares` in the state, or its events).
+                ///
+                /// - Remark: Generated from `#/paths/v1/sessions/{sid}/shares/{id}/DELETE/path/id`.
+                internal var id: Swift.String
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - sid: The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
+                ///   - id: The share's `id` (from its creation, `shares` in the state, or its events).
+                internal init(
+                    sid: Components.Parameters.Sid,
+                    id: Swift.String
+                ) {
+                    self.sid = sid
+                    self.id = id
+                }
+            }
+            internal var path: Operations.RevokeShare.Input.Path
+            /// - Remark: Generated from `#/paths/v1/sessions/{sid}/shares/{id}/DELETE/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// Apply only if the session is at this version (its ETag, e.g. `"3"`, or `*`). Otherwise 412 with the current `version`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/sessions/{sid}/shares/{id}/DELETE/header/If-Match`.
+                internal var ifMatch: Components.Parameters.IfMatch?
+                /// Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/sessions/{sid}/shares/{id}/DELETE/header/Idempotency-Key`.
+                internal var idempotencyKey: Components.Parameters.IdempotencyKey?
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.RevokeShare.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - ifMatch: Apply only if the session is at this version (its ETag, e.g. `"3"`, or `*`). Otherwise 412 with the current `version`.
+                ///   - idempotencyKey: Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir`.
+                ///   - accept:
+                internal init(
+                    ifMatch: Components.Parameters.IfMatch? = nil,
+                    idempotencyKey: Components.Parameters.IdempotencyKey? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.RevokeShare.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifMatch = ifMatch
+                    self.idempotencyKey = idempotencyKey
+                    self.accept = accept
+                }
+            }
+            internal var headers: Operations.RevokeShare.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            internal init(
+                path: Operations.RevokeShare.Input.Path,
+                headers: Operations.RevokeShare.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.headers = headers
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            internal struct NoContent: Sendable, Hashable {
+                /// Creates a new `NoContent`.
+                internal init() {}
+            }
+            /// Revoked.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/shares/{id}/delete(revokeShare)/responses/204`.
+            ///
+            /// HTTP response code: `204 noContent`.
+            case noContent(Operations.RevokeShare.Output.NoContent)
+            /// Revoked.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/shares/{id}/delete(revokeShare)/responses/204`.
+            ///
+            /// HTTP response code: `204 noContent`.
+            internal static var noContent: Self {
+                .noContent(.init())
+            }
+            /// The associated value of the enum case if `self` is `.noContent`.
+            ///
+            /// - Throws: An error if `self` is not `.noContent`.
+            /// - SeeAlso: `.noContent`.
+            internal var noContent: Operations.RevokeShare.Output.NoContent {
+                get throws {
+                    switch self {
+                    case let .noContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "noContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Bad request. Codes: malformed_json, bad_content_length, invalid_query, invalid_idempotency_key.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/shares/{id}/delete(revokeShare)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Unauthorized: no bearer token (unauthorized) or one that is not 43 base64url characters (invalid_token). A well-formed but wrong token answers 404 like an unknown session. With `--session-creation backend`, a creation without a backend key (backend_key_required). Codes: unauthorized, invalid_token, backend_key_required.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/shares/{id}/delete(revokeShare)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// A share's token cannot share the session, nor revoke its shares: any share's token is share_cannot_share. Code: share_cannot_share.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/shares/{id}/delete(revokeShare)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.ShareForbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.ShareForbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Not found: the session (session_not_found, as for every session call), or a live share with this id (share_not_found: never made, revoked or expired). Codes: session_not_found, share_not_found.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/shares/{id}/delete(revokeShare)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.ShareNotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            internal var notFound: Components.Responses.ShareNotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Operation conflicts with the session state. Codes: nothing_to_pop, not_in_active_flow, nothing_to_dismiss, not_a_modal, nothing_to_go_back_to, no_tab_container, cannot_replace_tab, target_not_free, coordinator_stopped, cannot_tear_down_root, cannot_tear_down_tab, idempotency_key_in_use (a request with the same Idempotency-Key is being decided), leave_blocked (the operation would stop a coordinator with a leave guard; with `coordinator` and `reason`; send `"discard": true` once the user agrees).
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/shares/{id}/delete(revokeShare)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.Conflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            internal var conflict: Components.Responses.Conflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Precondition failed. Codes: version_mismatch.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/shares/{id}/delete(revokeShare)/responses/412`.
+            ///
+            /// HTTP response code: `412 preconditionFailed`.
+            case preconditionFailed(Components.Responses.PreconditionFailed)
+            /// The associated value of the enum case if `self` is `.preconditionFailed`.
+            ///
+            /// - Throws: An error if `self` is not `.preconditionFailed`.
+            /// - SeeAlso: `.preconditionFailed`.
+            internal var preconditionFailed: Components.Responses.PreconditionFailed {
+                get throws {
+                    switch self {
+                    case let .preconditionFailed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "preconditionFailed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Operation refused. Codes: invalid_request, unknown_route, invalid_params, route_not_allowed, presentation_not_allowed, not_a_root_route, coordinator_limit, no_such_tab, invalid_path, invalid_url, no_route_for_url, unknown_graph, idempotency_key_reused (the Idempotency-Key was used for another request), invalid_context (a context value that is not a string, an integer, a boolean or an array of strings), context_too_large (over 4 KiB encoded).
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/shares/{id}/delete(revokeShare)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.Unprocessable)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            internal var unprocessableContent: Components.Responses.Unprocessable {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it. Behind the cluster proxy (deploy/nginx.conf.template), the node that holds the session, or for a creation every node, does not answer (node_unavailable, Retry-After 5). Codes: too_many_sessions, memory_exhausted, journal_unavailable, node_unavailable.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/shares/{id}/delete(revokeShare)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ServiceUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Components.Responses.ServiceUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Only behind the cluster proxy (deploy/nginx.conf.template): the request reached the node that holds this session, which then did not answer in time (5 s; 2 s for a creation). It may have been applied: retry a mutation only with the same Idempotency-Key, which replays the first answer if it was. A single server never answers this. Code: node_timeout.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/shares/{id}/delete(revokeShare)/responses/504`.
+            ///
+            /// HTTP response code: `504 gatewayTimeout`.
+            case gatewayTimeout(Components.Responses.NodeTimeout)
+            /// The associated value of the enum case if `self` is `.gatewayTimeout`.
+            ///
+            /// - Throws: An error if `self` is not `.gatewayTimeout`.
+            /// - SeeAlso: `.gatewayTimeout`.
+            internal var gatewayTimeout: Components.Responses.NodeTimeout {
+                get throws {
+                    switch self {
+                    case let .gatewayTimeout(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gatewayTimeout",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case applicationProblemJson
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// Who watches the session now
+    ///
+    /// One item per credential that has event streams of this session open now: the session's token, a backend key, or a share's token (with the share's `id` and `label`). Open event streams get the same body as `event: presence` messages whenever it changes (at most once a second). Reading it is no change. The session's token, a backend key, or a share's token of either mode.
+    ///
+    /// - Remark: HTTP `GET /v1/sessions/{sid}/presence`.
+    /// - Remark: Generated from `#/paths//v1/sessions/{sid}/presence/get(getPresence)`.
+    internal enum GetPresence {
+        internal static let id: Swift.String = "getPresence"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/sessions/{sid}/presence/GET/path`.
+            internal struct Path: Sendable, Hashable {
+                /// The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
+                ///
+                /// - Remark: Generated from `#/paths/v1/sessions/{sid}/presence/GET/path/sid`.
+                internal var sid: Components.Parameters.Sid
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - sid: The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
+                internal init(sid: Components.Parameters.Sid) {
+                    self.sid = sid
+                }
+            }
+            internal var path: Operations.GetPresence.Input.Path
+            /// - Remark: Generated from `#/paths/v1/sessions/{sid}/presence/GET/header`.
+            internal struct Headers: Sendable, Hashable {
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetPresence.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                internal init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetPresence.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            internal var headers: Operations.GetPresence.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            internal init(
+                path: Operations.GetPresence.Input.Path,
+                headers: Operations.GetPresence.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.headers = headers
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            internal struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/sessions/{sid}/presence/GET/responses/200/content`.
+                internal enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/sessions/{sid}/presence/GET/responses/200/content/application\/json`.
+                    case json(Components.Schemas.Presence)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    internal var json: Components.Schemas.Presence {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                internal var body: Operations.GetPresence.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                internal init(body: Operations.GetPresence.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// The clients watching.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/presence/get(getPresence)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.GetPresence.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            internal var ok: Operations.GetPresence.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Unauthorized: no bearer token (unauthorized) or one that is not 43 base64url characters (invalid_token). A well-formed but wrong token answers 404 like an unknown session. With `--session-creation backend`, a creation without a backend key (backend_key_required). Codes: unauthorized, invalid_token, backend_key_required.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/presence/get(getPresence)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Not found. Codes: session_not_found (also a share token that was revoked or expired), unknown_coordinator, session_ended.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/presence/get(getPresence)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            internal var notFound: Components.Responses.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Only behind the cluster proxy (deploy/nginx.conf.template): the node that holds this session does not answer. Nothing reached it; retry after Retry-After. A single server never answers this. Code: node_unavailable.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/presence/get(getPresence)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.NodeUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Components.Responses.NodeUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Only behind the cluster proxy (deploy/nginx.conf.template): the request reached the node that holds this session, which then did not answer in time (5 s; 2 s for a creation). It may have been applied: retry a mutation only with the same Idempotency-Key, which replays the first answer if it was. A single server never answers this. Code: node_timeout.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/presence/get(getPresence)/responses/504`.
+            ///
+            /// HTTP response code: `504 gatewayTimeout`.
+            case gatewayTimeout(Components.Responses.NodeTimeout)
+            /// The associated value of the enum case if `self` is `.gatewayTimeout`.
+            ///
+            /// - Throws: An error if `self` is not `.gatewayTimeout`.
+            /// - SeeAlso: `.gatewayTimeout`.
+            internal var gatewayTimeout: Components.Responses.NodeTimeout {
+                get throws {
+                    switch self {
+                    case let .gatewayTimeout(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gatewayTimeout",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case applicationProblemJson
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .json,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// A new session that starts where this one was at a version
+    ///
+    /// Creates a new session on the same graph and graph version, whose visible path, params and context are those of this session at `version` (default: its current version; one its history keeps, as for `GET /v1/sessions/{sid}?at=`). Its coordinator ids are issued anew; its state has `forkedFrom {session, version}`; its history starts at its own version 1 with `op: {"op": "fork", "session", "version"}`. Leave guards, the pending request and shares are not copied. The answer is a creation's: the new session and its token, shown only here (so it takes no `Idempotency-Key`: 400 `invalid_idempotency_key`). The session's token, a drive share's or a backend key; a follow share's token is 403 `read_only`.
+    ///
+    /// - Remark: HTTP `POST /v1/sessions/{sid}/fork`.
+    /// - Remark: Generated from `#/paths//v1/sessions/{sid}/fork/post(forkSession)`.
+    internal enum ForkSession {
+        internal static let id: Swift.String = "forkSession"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/sessions/{sid}/fork/POST/path`.
+            internal struct Path: Sendable, Hashable {
+                /// The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
+                ///
+                /// - Remark: Generated from `#/paths/v1/sessions/{sid}/fork/POST/path/sid`.
+                internal var sid: Components.Parameters.Sid
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - sid: The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
+                internal init(sid: Components.Parameters.Sid) {
+                    self.sid = sid
+                }
+            }
+            internal var path: Operations.ForkSession.Input.Path
+            /// - Remark: Generated from `#/paths/v1/sessions/{sid}/fork/POST/header`.
+            internal struct Headers: Sendable, Hashable {
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ForkSession.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                internal init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ForkSession.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            internal var headers: Operations.ForkSession.Input.Headers
+            /// - Remark: Generated from `#/paths/v1/sessions/{sid}/fork/POST/requestBody`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/sessions/{sid}/fork/POST/requestBody/content/application\/json`.
+                case json(Components.Schemas.ForkRequest)
+            }
+            internal var body: Operations.ForkSession.Input.Body?
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            ///   - body:
+            internal init(
+                path: Operations.ForkSession.Input.Path,
+                headers: Operations.ForkSession.Input.Headers = .init(),
+                body: Operations.ForkSession.Input.Body? = nil
+            ) {
+                self.path = path
+                self.headers = headers
+                self.body = body
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            internal struct Created: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/sessions/{sid}/fork/POST/responses/201/content`.
+                internal enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/sessions/{sid}/fork/POST/responses/201/content/application\/json`.
+                    case json(Components.Schemas.CreatedSession)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    internal var json: Components.Schemas.CreatedSession {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                internal var body: Operations.ForkSession.Output.Created.Body
+                /// Creates a new `Created`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                internal init(body: Operations.ForkSession.Output.Created.Body) {
+                    self.body = body
+                }
+            }
+            /// Forked.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/fork/post(forkSession)/responses/201`.
+            ///
+            /// HTTP response code: `201 created`.
+            case created(Operations.ForkSession.Output.Created)
+            /// The associated value of the enum case if `self` is `.created`.
+            ///
+            /// - Throws: An error if `self` is not `.created`.
+            /// - SeeAlso: `.created`.
+            internal var created: Operations.ForkSession.Output.Created {
+                get throws {
+                    switch self {
+                    case let .created(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "created",
+                            response: self
+                        )
+                    }
+                }
+            }
+            internal struct BadRequest: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/sessions/{sid}/fork/POST/responses/400/content`.
+                internal enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/sessions/{sid}/fork/POST/responses/400/content/application\/problem+json`.
+                    case applicationProblemJson(Components.Schemas.Problem)
+                    /// The associated value of the enum case if `self` is `.applicationProblemJson`.
+                    ///
+                    /// - Throws: An error if `self` is not `.applicationProblemJson`.
+                    /// - SeeAlso: `.applicationProblemJson`.
+                    internal var applicationProblemJson: Components.Schemas.Problem {
+                        get throws {
+                            switch self {
+                            case let .applicationProblemJson(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                internal var body: Operations.ForkSession.Output.BadRequest.Body
+                /// Creates a new `BadRequest`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                internal init(body: Operations.ForkSession.Output.BadRequest.Body) {
+                    self.body = body
+                }
+            }
+            /// `version` is a version the session has not reached (invalid_version), or the body is not JSON (malformed_json). Codes: invalid_version, malformed_json, bad_content_length.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/fork/post(forkSession)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Operations.ForkSession.Output.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Operations.ForkSession.Output.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Unauthorized: no bearer token (unauthorized) or one that is not 43 base64url characters (invalid_token). A well-formed but wrong token answers 404 like an unknown session. With `--session-creation backend`, a creation without a backend key (backend_key_required). Codes: unauthorized, invalid_token, backend_key_required.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/fork/post(forkSession)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// A follow share's token may only read: every change it asks is refused (and deleting the session, with any share's token). Code: read_only.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/fork/post(forkSession)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.ReadOnly)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.ReadOnly {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Not found. Codes: session_not_found (also a share token that was revoked or expired), unknown_coordinator, session_ended.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/fork/post(forkSession)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            internal var notFound: Components.Responses.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The version is older than the session's history keeps. Code: history_expired, with `oldest`.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/fork/post(forkSession)/responses/410`.
+            ///
+            /// HTTP response code: `410 gone`.
+            case gone(Components.Responses.HistoryExpired)
+            /// The associated value of the enum case if `self` is `.gone`.
+            ///
+            /// - Throws: An error if `self` is not `.gone`.
+            /// - SeeAlso: `.gone`.
+            internal var gone: Components.Responses.HistoryExpired {
+                get throws {
+                    switch self {
+                    case let .gone(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gone",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Payload too large. Codes: payload_too_large.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/fork/post(forkSession)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.TooLarge)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            internal var contentTooLarge: Components.Responses.TooLarge {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Unsupported media type. Codes: unsupported_media_type.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/fork/post(forkSession)/responses/415`.
+            ///
+            /// HTTP response code: `415 unsupportedMediaType`.
+            case unsupportedMediaType(Components.Responses.UnsupportedMediaType)
+            /// The associated value of the enum case if `self` is `.unsupportedMediaType`.
+            ///
+            /// - Throws: An error if `self` is not `.unsupportedMediaType`.
+            /// - SeeAlso: `.unsupportedMediaType`.
+            internal var unsupportedMediaType: Components.Responses.UnsupportedMediaType {
+                get throws {
+                    switch self {
+                    case let .unsupportedMediaType(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Operation refused. Codes: invalid_request, unknown_route, invalid_params, route_not_allowed, presentation_not_allowed, not_a_root_route, coordinator_limit, no_such_tab, invalid_path, invalid_url, no_route_for_url, unknown_graph, idempotency_key_reused (the Idempotency-Key was used for another request), invalid_context (a context value that is not a string, an integer, a boolean or an array of strings), context_too_large (over 4 KiB encoded).
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/fork/post(forkSession)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.Unprocessable)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            internal var unprocessableContent: Components.Responses.Unprocessable {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// This client address holds its share of sessions (--max-sessions-per-ip, by default a tenth of --max-sessions). Code: too_many_sessions_for_client.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/fork/post(forkSession)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.TooManyRequests)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            internal var tooManyRequests: Components.Responses.TooManyRequests {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it. Behind the cluster proxy (deploy/nginx.conf.template), the node that holds the session, or for a creation every node, does not answer (node_unavailable, Retry-After 5). Codes: too_many_sessions, memory_exhausted, journal_unavailable, node_unavailable.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/fork/post(forkSession)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ServiceUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Components.Responses.ServiceUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Only behind the cluster proxy (deploy/nginx.conf.template): the request reached the node that holds this session, which then did not answer in time (5 s; 2 s for a creation). It may have been applied: retry a mutation only with the same Idempotency-Key, which replays the first answer if it was. A single server never answers this. Code: node_timeout.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{sid}/fork/post(forkSession)/responses/504`.
+            ///
+            /// HTTP response code: `504 gatewayTimeout`.
+            case gatewayTimeout(Components.Responses.NodeTimeout)
+            /// The associated value of the enum case if `self` is `.gatewayTimeout`.
+            ///
+            /// - Throws: An error if `self` is not `.gatewayTimeout`.
+            /// - SeeAlso: `.gatewayTimeout`.
+            internal var gatewayTimeout: Components.Responses.NodeTimeout {
+                get throws {
+                    switch self {
+                    case let .gatewayTimeout(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gatewayTimeout",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case applicationProblemJson
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .json,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// Trade a handoff code for its share's token (no credential)
+    ///
+    /// A share created with `"code": true` comes with a handoff code: 10 characters from `23456789ABCDEFGHJKMNPQRSTUVWXYZ`, to read aloud or type on another device. The code is the credential: no `Authorization` is needed. It is case-insensitive, and spaces and dashes in it are ignored. The first redemption answers the session as the share sees it, the share's token and the share; the code is then used up, and every later redemption, like one of an expired or unknown code, is 404 `unknown_code`. A code is valid 300 s, or until its share expires if that comes first, and is unknown once its share ends. After 10 failed redemptions from one client address within a minute, its further redemptions (a right code's too) are 429 `too_many_attempts` until that minute is over (`Retry-After`). Codes are kept in memory only: a restart forgets them (the shares stay).
+    ///
+    /// - Remark: HTTP `POST /v1/handoffs`.
+    /// - Remark: Generated from `#/paths//v1/handoffs/post(redeemHandoff)`.
+    internal enum RedeemHandoff {
+        internal static let id: Swift.String = "redeemHandoff"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/handoffs/POST/header`.
+            internal struct Headers: Sendable, Hashable {
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.RedeemHandoff.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                internal init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.RedeemHandoff.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            internal var headers: Operations.RedeemHandoff.Input.Headers
+            /// - Remark: Generated from `#/paths/v1/handoffs/POST/requestBody`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/handoffs/POST/requestBody/content/application\/json`.
+                case json(Components.Schemas.HandoffRedemption)
+            }
+            internal var body: Operations.RedeemHandoff.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            ///   - body:
+            internal init(
+                headers: Operations.RedeemHandoff.Input.Headers = .init(),
+                body: Operations.RedeemHandoff.Input.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            internal struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/handoffs/POST/responses/200/content`.
+                internal enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/handoffs/POST/responses/200/content/application\/json`.
+                    case json(Components.Schemas.HandoffRedeemed)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    internal var json: Components.Schemas.HandoffRedeemed {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                internal var body: Operations.RedeemHandoff.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                internal init(body: Operations.RedeemHandoff.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// Redeemed; the code is used up.
+            ///
+            /// - Remark: Generated from `#/paths//v1/handoffs/post(redeemHandoff)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.RedeemHandoff.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            internal var ok: Operations.RedeemHandoff.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Bad request. Codes: malformed_json, bad_content_length, invalid_query, invalid_idempotency_key.
+            ///
+            /// - Remark: Generated from `#/paths//v1/handoffs/post(redeemHandoff)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No live handoff code is this: never made, already redeemed, expired, or its share ended; all alike. Code: unknown_code.
+            ///
+            /// - Remark: Generated from `#/paths//v1/handoffs/post(redeemHandoff)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.UnknownCode)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            internal var notFound: Components.Responses.UnknownCode {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Payload too large. Codes: payload_too_large.
+            ///
+            /// - Remark: Generated from `#/paths//v1/handoffs/post(redeemHandoff)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.TooLarge)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            internal var contentTooLarge: Components.Responses.TooLarge {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Unsupported media type. Codes: unsupported_media_type.
+            ///
+            /// - Remark: Generated from `#/paths//v1/handoffs/post(redeemHandoff)/responses/415`.
+            ///
+            /// HTTP response code: `415 unsupportedMediaType`.
+            case unsupportedMediaType(Components.Responses.UnsupportedMediaType)
+            /// The associated value of the enum case if `self` is `.unsupportedMediaType`.
+            ///
+            /// - Throws: An error if `self` is not `.unsupportedMediaType`.
+            /// - SeeAlso: `.unsupportedMediaType`.
+            internal var unsupportedMediaType: Components.Responses.UnsupportedMediaType {
+                get throws {
+                    switch self {
+                    case let .unsupportedMediaType(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            internal struct UnprocessableContent: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/handoffs/POST/responses/422/content`.
+                internal enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/handoffs/POST/responses/422/content/application\/problem+json`.
+                    case applicationProblemJson(Components.Schemas.Problem)
+                    /// The associated value of the enum case if `self` is `.applicationProblemJson`.
+                    ///
+                    /// - Throws: An error if `self` is not `.applicationProblemJson`.
+                    /// - SeeAlso: `.applicationProblemJson`.
+                    internal var applicationProblemJson: Components.Schemas.Problem {
+                        get throws {
+                            switch self {
+                            case let .applicationProblemJson(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                internal var body: Operations.RedeemHandoff.Output.UnprocessableContent.Body
+                /// Creates a new `UnprocessableContent`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                internal init(body: Operations.RedeemHandoff.Output.UnprocessableContent.Body) {
+                    self.body = body
+                }
+            }
+            /// The body is not `{"code": "..."}`. Code: invalid_request.
+            ///
+            /// - Remark: Generated from `#/paths//v1/handoffs/post(redeemHandoff)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Operations.RedeemHandoff.Output.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            internal var unprocessableContent: Operations.RedeemHandoff.Output.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// This client address made 10 failed redemptions within the last minute: every redemption from it is refused until that minute is over (Retry-After, in seconds). Code: too_many_attempts.
+            ///
+            /// - Remark: Generated from `#/paths//v1/handoffs/post(redeemHandoff)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.TooManyAttempts)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            internal var tooManyRequests: Components.Responses.TooManyAttempts {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case applicationProblemJson
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .json,
                     .applicationProblemJson
                 ]
             }

@@ -68,7 +68,7 @@ internal protocol APIProtocol: Sendable {
     func getSession(_ input: Operations.GetSession.Input) async throws -> Operations.GetSession.Output
     /// End the session
     ///
-    /// Stops every coordinator (children first, reason `sessionEnded`), then `session.ended`; open event streams end.
+    /// Stops every coordinator (children first, reason `sessionEnded`), then `session.ended`; open event streams end. A share's token, of either mode, may not delete the session (403 `read_only`).
     ///
     /// - Remark: HTTP `DELETE /v1/sessions/{sid}`.
     /// - Remark: Generated from `#/paths//v1/sessions/{sid}/delete(deleteSession)`.
@@ -110,7 +110,7 @@ internal protocol APIProtocol: Sendable {
     func patchContext(_ input: Operations.PatchContext.Input) async throws -> Operations.PatchContext.Output
     /// Replace the session's context (backend only)
     ///
-    /// The body is the whole new context. Answered like every mutation: a version bump, `context.changed`, and what the change opens (a pending request applied) or closes (coordinators stopped with reason `requirementLost`), in the same version. A session token is 403 `backend_only`.
+    /// The body is the whole new context. Answered like every mutation: a version bump, `context.changed`, and what the change opens (a pending request applied) or closes (coordinators stopped with reason `requirementLost`), in the same version. A session token (or a drive share's) is 403 `backend_only`, a follow share's 403 `read_only`.
     ///
     /// - Remark: HTTP `PUT /v1/sessions/{sid}/context`.
     /// - Remark: Generated from `#/paths//v1/sessions/{sid}/context/put(putContext)`.
@@ -124,14 +124,14 @@ internal protocol APIProtocol: Sendable {
     func listEvents(_ input: Operations.ListEvents.Input) async throws -> Operations.ListEvents.Output
     /// The session's history, one entry per version (or breadcrumbs)
     ///
-    /// Entries in ascending version order after `after`, at most `limit`; `oldest` is the oldest version kept (the newest --history-versions are, default 1000). With `format=breadcrumbs`, a JSON array in the shape crash reporters take: one item per kept version whose active route changed, oldest first.
+    /// Entries in ascending version order after `after`, at most `limit`; `oldest` is the oldest version kept (the newest --history-versions are, default 1000). With `format=breadcrumbs`, a JSON array in the shape crash reporters take: one item per kept version whose active route changed, oldest first. A follow share's token reads it with sensitive params as `"[redacted]"`.
     ///
     /// - Remark: HTTP `GET /v1/sessions/{sid}/history`.
     /// - Remark: Generated from `#/paths//v1/sessions/{sid}/history/get(getHistory)`.
     func getHistory(_ input: Operations.GetHistory.Input) async throws -> Operations.GetHistory.Output
     /// The session's kept history as a recording (NDJSON)
     ///
-    /// A first line `{type: recording, session, graph, graphVersion, from, to, state}` (`state` at `from`, the oldest kept version), then one line per later entry `{type: entry, version, at, by, op}`. Sensitive params are `"[redacted]"` unless the backend asks `redact=false`.
+    /// A first line `{type: recording, session, graph, graphVersion, from, to, state}` (`state` at `from`, the oldest kept version), then one line per later entry `{type: entry, version, at, by, op}`. Sensitive params are `"[redacted]"` unless the backend asks `redact=false`. A drive share's token reads it as the session's token does; a follow share's is 403 `read_only`.
     ///
     /// - Remark: HTTP `GET /v1/sessions/{sid}/recording`.
     /// - Remark: Generated from `#/paths//v1/sessions/{sid}/recording/get(getRecording)`.
@@ -208,11 +208,46 @@ internal protocol APIProtocol: Sendable {
     func batch(_ input: Operations.Batch.Input) async throws -> Operations.Batch.Output
     /// The session's live event stream
     ///
-    /// Server-Sent Events. The stream starts with `retry: 2000`; then, with `Last-Event-ID: N`, every kept event after N, else (or when N is no longer kept) one `reset` event whose data is the whole state and whose id is the latest seq; then live events (`id: <seq>`, `event: <type>`, `data: <event JSON>`), and a `: heartbeat` comment every 15 s. The stream ends after `session.ended`, and when the server stops.
+    /// Server-Sent Events. The stream starts with `retry: 2000`; then, with `Last-Event-ID: N`, every kept event after N, else (or when N is no longer kept) one `reset` event whose data is the whole state and whose id is the latest seq; then live events (`id: <seq>`, `event: <type>`, `data: <event JSON>`), and a `: heartbeat` comment every 15 s. The stream ends after `session.ended`, and when the server stops. Beside the events, `event: presence` messages (no `id:` line; `data`: a Presence, as `GET .../presence` answers) say who watches the session, whenever that changes, at most once a second; they are no change of the session (no seq, no version). A stream opened with a share's token gets that share's `share.revoked` as its last event and then ends. With a follow share's token, sensitive params are `"[redacted]"` and states and events have no `context`.
     ///
     /// - Remark: HTTP `GET /v1/sessions/{sid}/events/stream`.
     /// - Remark: Generated from `#/paths//v1/sessions/{sid}/events/stream/get(streamEvents)`.
     func streamEvents(_ input: Operations.StreamEvents.Input) async throws -> Operations.StreamEvents.Output
+    /// Share the session with someone else (a follow or drive link)
+    ///
+    /// Hands out a share of the session: a share token, the third kind of bearer credential (security scheme `share`). `follow` may only read (the state, `?at`, history, events, event stream and presence), with sensitive params as `"[redacted]"` and no `context`; `drive` may do what the session's token may, but share the session or delete it. The token is shown only here (and to whoever redeems the handoff `code`, when one was asked for). Creating a share is a change like any other: a version bump and the event `share.created {share, mode, label}`. The state lists the share in `shares`, with how many event streams watch through it, until it is revoked (`DELETE .../shares/{id}`) or expires: at `expiresAt` the server revokes it itself (event `share.revoked` with reason `expired`). A session holds at most 16 live shares (409 `too_many_shares`). The session's token or a backend key; a share's token is 403 `share_cannot_share`. It takes no `Idempotency-Key` (400 `invalid_idempotency_key`): a repeated answer would hold the token, which the server never keeps.
+    ///
+    /// - Remark: HTTP `POST /v1/sessions/{sid}/shares`.
+    /// - Remark: Generated from `#/paths//v1/sessions/{sid}/shares/post(createShare)`.
+    func createShare(_ input: Operations.CreateShare.Input) async throws -> Operations.CreateShare.Output
+    /// Revoke a share
+    ///
+    /// Ends the share at once: a change (a version bump, the event `share.revoked {share, reason: revoked}`). Its token then answers 404 `session_not_found`, as a wrong token does, and the event streams opened with it get that `share.revoked` as their last event and end. Its handoff code, if not yet redeemed, is unknown from then on. The session's token or a backend key; a share's token is 403 `share_cannot_share`.
+    ///
+    /// - Remark: HTTP `DELETE /v1/sessions/{sid}/shares/{id}`.
+    /// - Remark: Generated from `#/paths//v1/sessions/{sid}/shares/{id}/delete(revokeShare)`.
+    func revokeShare(_ input: Operations.RevokeShare.Input) async throws -> Operations.RevokeShare.Output
+    /// Who watches the session now
+    ///
+    /// One item per credential that has event streams of this session open now: the session's token, a backend key, or a share's token (with the share's `id` and `label`). Open event streams get the same body as `event: presence` messages whenever it changes (at most once a second). Reading it is no change. The session's token, a backend key, or a share's token of either mode.
+    ///
+    /// - Remark: HTTP `GET /v1/sessions/{sid}/presence`.
+    /// - Remark: Generated from `#/paths//v1/sessions/{sid}/presence/get(getPresence)`.
+    func getPresence(_ input: Operations.GetPresence.Input) async throws -> Operations.GetPresence.Output
+    /// A new session that starts where this one was at a version
+    ///
+    /// Creates a new session on the same graph and graph version, whose visible path, params and context are those of this session at `version` (default: its current version; one its history keeps, as for `GET /v1/sessions/{sid}?at=`). Its coordinator ids are issued anew; its state has `forkedFrom {session, version}`; its history starts at its own version 1 with `op: {"op": "fork", "session", "version"}`. Leave guards, the pending request and shares are not copied. The answer is a creation's: the new session and its token, shown only here (so it takes no `Idempotency-Key`: 400 `invalid_idempotency_key`). The session's token, a drive share's or a backend key; a follow share's token is 403 `read_only`.
+    ///
+    /// - Remark: HTTP `POST /v1/sessions/{sid}/fork`.
+    /// - Remark: Generated from `#/paths//v1/sessions/{sid}/fork/post(forkSession)`.
+    func forkSession(_ input: Operations.ForkSession.Input) async throws -> Operations.ForkSession.Output
+    /// Trade a handoff code for its share's token (no credential)
+    ///
+    /// A share created with `"code": true` comes with a handoff code: 10 characters from `23456789ABCDEFGHJKMNPQRSTUVWXYZ`, to read aloud or type on another device. The code is the credential: no `Authorization` is needed. It is case-insensitive, and spaces and dashes in it are ignored. The first redemption answers the session as the share sees it, the share's token and the share; the code is then used up, and every later redemption, like one of an expired or unknown code, is 404 `unknown_code`. A code is valid 300 s, or until its share expires if that comes first, and is unknown once its share ends. After 10 failed redemptions from one client address within a minute, its further redemptions (a right code's too) are 429 `too_many_attempts` until that minute is over (`Retry-After`). Codes are kept in memory only: a restart forgets them (the shares stay).
+    ///
+    /// - Remark: HTTP `POST /v1/handoffs`.
+    /// - Remark: Generated from `#/paths//v1/handoffs/post(redeemHandoff)`.
+    func redeemHandoff(_ input: Operations.RedeemHandoff.Input) async throws -> Operations.RedeemHandoff.Output
     /// The backend feed, a page at a time (backend only)
     ///
     /// Every session's navigation as one ordered list of items, in the order the server applied them (within a session, by version): `session.started`, `screen.viewed` (with `transition` and `previous`), `screen.left` (with `durationMs`), `navigation.redirected`, `pending.applied`, `pending.dropped`, `context.changed` (key names, never values), `session.migrated`, `session.restored` and `session.ended`. Sensitive params are `[redacted]`. Each item is `{id, type, session, at, ...}`; `id` is its cursor. Without `after` the page starts at the oldest item kept; `next` is the cursor to pass as `after` next time (at the end of the feed, the newest place, to wait from). The feed keeps the last `--feed-retention` items (at least that many, at most twice). With `--data-dir` it outlives restarts and crashes: a reader going on from any cursor gets every item of every acknowledged change, once, in order, and none of a refused one. In a cluster each node serves the feed of the sessions it holds, and its cursors begin with its name.
@@ -374,7 +409,7 @@ extension APIProtocol {
     }
     /// End the session
     ///
-    /// Stops every coordinator (children first, reason `sessionEnded`), then `session.ended`; open event streams end.
+    /// Stops every coordinator (children first, reason `sessionEnded`), then `session.ended`; open event streams end. A share's token, of either mode, may not delete the session (403 `read_only`).
     ///
     /// - Remark: HTTP `DELETE /v1/sessions/{sid}`.
     /// - Remark: Generated from `#/paths//v1/sessions/{sid}/delete(deleteSession)`.
@@ -470,7 +505,7 @@ extension APIProtocol {
     }
     /// Replace the session's context (backend only)
     ///
-    /// The body is the whole new context. Answered like every mutation: a version bump, `context.changed`, and what the change opens (a pending request applied) or closes (coordinators stopped with reason `requirementLost`), in the same version. A session token is 403 `backend_only`.
+    /// The body is the whole new context. Answered like every mutation: a version bump, `context.changed`, and what the change opens (a pending request applied) or closes (coordinators stopped with reason `requirementLost`), in the same version. A session token (or a drive share's) is 403 `backend_only`, a follow share's 403 `read_only`.
     ///
     /// - Remark: HTTP `PUT /v1/sessions/{sid}/context`.
     /// - Remark: Generated from `#/paths//v1/sessions/{sid}/context/put(putContext)`.
@@ -504,7 +539,7 @@ extension APIProtocol {
     }
     /// The session's history, one entry per version (or breadcrumbs)
     ///
-    /// Entries in ascending version order after `after`, at most `limit`; `oldest` is the oldest version kept (the newest --history-versions are, default 1000). With `format=breadcrumbs`, a JSON array in the shape crash reporters take: one item per kept version whose active route changed, oldest first.
+    /// Entries in ascending version order after `after`, at most `limit`; `oldest` is the oldest version kept (the newest --history-versions are, default 1000). With `format=breadcrumbs`, a JSON array in the shape crash reporters take: one item per kept version whose active route changed, oldest first. A follow share's token reads it with sensitive params as `"[redacted]"`.
     ///
     /// - Remark: HTTP `GET /v1/sessions/{sid}/history`.
     /// - Remark: Generated from `#/paths//v1/sessions/{sid}/history/get(getHistory)`.
@@ -521,7 +556,7 @@ extension APIProtocol {
     }
     /// The session's kept history as a recording (NDJSON)
     ///
-    /// A first line `{type: recording, session, graph, graphVersion, from, to, state}` (`state` at `from`, the oldest kept version), then one line per later entry `{type: entry, version, at, by, op}`. Sensitive params are `"[redacted]"` unless the backend asks `redact=false`.
+    /// A first line `{type: recording, session, graph, graphVersion, from, to, state}` (`state` at `from`, the oldest kept version), then one line per later entry `{type: entry, version, at, by, op}`. Sensitive params are `"[redacted]"` unless the backend asks `redact=false`. A drive share's token reads it as the session's token does; a follow share's is 403 `read_only`.
     ///
     /// - Remark: HTTP `GET /v1/sessions/{sid}/recording`.
     /// - Remark: Generated from `#/paths//v1/sessions/{sid}/recording/get(getRecording)`.
@@ -708,7 +743,7 @@ extension APIProtocol {
     }
     /// The session's live event stream
     ///
-    /// Server-Sent Events. The stream starts with `retry: 2000`; then, with `Last-Event-ID: N`, every kept event after N, else (or when N is no longer kept) one `reset` event whose data is the whole state and whose id is the latest seq; then live events (`id: <seq>`, `event: <type>`, `data: <event JSON>`), and a `: heartbeat` comment every 15 s. The stream ends after `session.ended`, and when the server stops.
+    /// Server-Sent Events. The stream starts with `retry: 2000`; then, with `Last-Event-ID: N`, every kept event after N, else (or when N is no longer kept) one `reset` event whose data is the whole state and whose id is the latest seq; then live events (`id: <seq>`, `event: <type>`, `data: <event JSON>`), and a `: heartbeat` comment every 15 s. The stream ends after `session.ended`, and when the server stops. Beside the events, `event: presence` messages (no `id:` line; `data`: a Presence, as `GET .../presence` answers) say who watches the session, whenever that changes, at most once a second; they are no change of the session (no seq, no version). A stream opened with a share's token gets that share's `share.revoked` as its last event and then ends. With a follow share's token, sensitive params are `"[redacted]"` and states and events have no `context`.
     ///
     /// - Remark: HTTP `GET /v1/sessions/{sid}/events/stream`.
     /// - Remark: Generated from `#/paths//v1/sessions/{sid}/events/stream/get(streamEvents)`.
@@ -721,6 +756,85 @@ extension APIProtocol {
             path: path,
             query: query,
             headers: headers
+        ))
+    }
+    /// Share the session with someone else (a follow or drive link)
+    ///
+    /// Hands out a share of the session: a share token, the third kind of bearer credential (security scheme `share`). `follow` may only read (the state, `?at`, history, events, event stream and presence), with sensitive params as `"[redacted]"` and no `context`; `drive` may do what the session's token may, but share the session or delete it. The token is shown only here (and to whoever redeems the handoff `code`, when one was asked for). Creating a share is a change like any other: a version bump and the event `share.created {share, mode, label}`. The state lists the share in `shares`, with how many event streams watch through it, until it is revoked (`DELETE .../shares/{id}`) or expires: at `expiresAt` the server revokes it itself (event `share.revoked` with reason `expired`). A session holds at most 16 live shares (409 `too_many_shares`). The session's token or a backend key; a share's token is 403 `share_cannot_share`. It takes no `Idempotency-Key` (400 `invalid_idempotency_key`): a repeated answer would hold the token, which the server never keeps.
+    ///
+    /// - Remark: HTTP `POST /v1/sessions/{sid}/shares`.
+    /// - Remark: Generated from `#/paths//v1/sessions/{sid}/shares/post(createShare)`.
+    internal func createShare(
+        path: Operations.CreateShare.Input.Path,
+        headers: Operations.CreateShare.Input.Headers = .init(),
+        body: Operations.CreateShare.Input.Body
+    ) async throws -> Operations.CreateShare.Output {
+        try await createShare(Operations.CreateShare.Input(
+            path: path,
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Revoke a share
+    ///
+    /// Ends the share at once: a change (a version bump, the event `share.revoked {share, reason: revoked}`). Its token then answers 404 `session_not_found`, as a wrong token does, and the event streams opened with it get that `share.revoked` as their last event and end. Its handoff code, if not yet redeemed, is unknown from then on. The session's token or a backend key; a share's token is 403 `share_cannot_share`.
+    ///
+    /// - Remark: HTTP `DELETE /v1/sessions/{sid}/shares/{id}`.
+    /// - Remark: Generated from `#/paths//v1/sessions/{sid}/shares/{id}/delete(revokeShare)`.
+    internal func revokeShare(
+        path: Operations.RevokeShare.Input.Path,
+        headers: Operations.RevokeShare.Input.Headers = .init()
+    ) async throws -> Operations.RevokeShare.Output {
+        try await revokeShare(Operations.RevokeShare.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Who watches the session now
+    ///
+    /// One item per credential that has event streams of this session open now: the session's token, a backend key, or a share's token (with the share's `id` and `label`). Open event streams get the same body as `event: presence` messages whenever it changes (at most once a second). Reading it is no change. The session's token, a backend key, or a share's token of either mode.
+    ///
+    /// - Remark: HTTP `GET /v1/sessions/{sid}/presence`.
+    /// - Remark: Generated from `#/paths//v1/sessions/{sid}/presence/get(getPresence)`.
+    internal func getPresence(
+        path: Operations.GetPresence.Input.Path,
+        headers: Operations.GetPresence.Input.Headers = .init()
+    ) async throws -> Operations.GetPresence.Output {
+        try await getPresence(Operations.GetPresence.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// A new session that starts where this one was at a version
+    ///
+    /// Creates a new session on the same graph and graph version, whose visible path, params and context are those of this session at `version` (default: its current version; one its history keeps, as for `GET /v1/sessions/{sid}?at=`). Its coordinator ids are issued anew; its state has `forkedFrom {session, version}`; its history starts at its own version 1 with `op: {"op": "fork", "session", "version"}`. Leave guards, the pending request and shares are not copied. The answer is a creation's: the new session and its token, shown only here (so it takes no `Idempotency-Key`: 400 `invalid_idempotency_key`). The session's token, a drive share's or a backend key; a follow share's token is 403 `read_only`.
+    ///
+    /// - Remark: HTTP `POST /v1/sessions/{sid}/fork`.
+    /// - Remark: Generated from `#/paths//v1/sessions/{sid}/fork/post(forkSession)`.
+    internal func forkSession(
+        path: Operations.ForkSession.Input.Path,
+        headers: Operations.ForkSession.Input.Headers = .init(),
+        body: Operations.ForkSession.Input.Body? = nil
+    ) async throws -> Operations.ForkSession.Output {
+        try await forkSession(Operations.ForkSession.Input(
+            path: path,
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Trade a handoff code for its share's token (no credential)
+    ///
+    /// A share created with `"code": true` comes with a handoff code: 10 characters from `23456789ABCDEFGHJKMNPQRSTUVWXYZ`, to read aloud or type on another device. The code is the credential: no `Authorization` is needed. It is case-insensitive, and spaces and dashes in it are ignored. The first redemption answers the session as the share sees it, the share's token and the share; the code is then used up, and every later redemption, like one of an expired or unknown code, is 404 `unknown_code`. A code is valid 300 s, or until its share expires if that comes first, and is unknown once its share ends. After 10 failed redemptions from one client address within a minute, its further redemptions (a right code's too) are 429 `too_many_attempts` until that minute is over (`Retry-After`). Codes are kept in memory only: a restart forgets them (the shares stay).
+    ///
+    /// - Remark: HTTP `POST /v1/handoffs`.
+    /// - Remark: Generated from `#/paths//v1/handoffs/post(redeemHandoff)`.
+    internal func redeemHandoff(
+        headers: Operations.RedeemHandoff.Input.Headers = .init(),
+        body: Operations.RedeemHandoff.Input.Body
+    ) async throws -> Operations.RedeemHandoff.Output {
+        try await redeemHandoff(Operations.RedeemHandoff.Input(
+            headers: headers,
+            body: body
         ))
     }
     /// The backend feed, a page at a time (backend only)

@@ -71,6 +71,7 @@ extension SessionStore {
         [weak record, self] in
         if let record {
           record.data.withLock { data in data.subscribers.removeAll { $0.id == id } }
+          if let share = caller.share { shareWatchers.closed(record.key, share: share.id) }
           presence.changed(record)
         }
         streams.closed()
@@ -83,6 +84,7 @@ extension SessionStore {
         EventSubscriber(
           id: id, sink: sink, awaitsFirstEvent: !hasEvent, caller: caller, since: now))
       streams.opened(sink, now: now)
+      if let share = caller.share { shareWatchers.opened(record.key, share: share.id) }
       presence.changed(record)
       return sink
     }

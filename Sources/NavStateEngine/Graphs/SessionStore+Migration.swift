@@ -73,7 +73,8 @@ extension SessionStore {
       var snapshot = data
       data.deliverReset { viewer in
         var writer = JSONWriter(capacity: 1024)
-        record.writeState(of: &snapshot, into: &writer, viewer: viewer)
+        record.writeState(
+          of: &snapshot, into: &writer, viewer: viewer, watchers: shareWatchers)
         return writer.bytes
       }
     }

@@ -114,25 +114,29 @@ public final class SessionRecord: Sendable {
   }
 
   /// The state alone as JSON, as a response body, as `viewer` sees it.
-  package func encodedState(of data: inout Data, viewer: Viewer = .owner) -> JSONWriter {
+  package func encodedState(of data: inout Data, viewer: Viewer, watchers: ShareWatchers)
+    -> JSONWriter
+  {
     var writer = JSONWriter(capacity: 1024)
-    writeState(of: &data, into: &writer, viewer: viewer)
+    writeState(of: &data, into: &writer, viewer: viewer, watchers: watchers)
     return writer
   }
 
   /// The state as JSON, as `viewer` sees it. In a session in use, all of it but `expiresAt`
   /// and the shares is encoded once per version and kept, so a read copies bytes.
   package func writeState(
-    of data: inout Data, into writer: inout JSONWriter, viewer: Viewer = .owner
+    of data: inout Data, into writer: inout JSONWriter, viewer: Viewer, watchers: ShareWatchers
   ) {
     guard !viewer.follows else {
       // Written as the share would see it, then filtered: follow reads are few.
       var owned = JSONWriter(capacity: 1024)
-      writeState(of: &data, into: &owned, viewer: Viewer(share: viewer.share, follows: false))
+      writeState(
+        of: &data, into: &owned, viewer: Viewer(share: viewer.share, follows: false),
+        watchers: watchers)
       writer.raw(FollowView.filter(json: owned.bytes, in: data.navigation.graph))
       return
     }
-    let shares = sharesView(of: data, for: viewer)
+    let shares = sharesView(of: data, for: viewer, watchers: watchers)
     guard let cache = cachedState(of: &data) else {
       StateJSON.writeState(
         data.navigation, id: id, times: times(of: data), shares: shares, into: &writer)
@@ -145,15 +149,13 @@ public final class SessionRecord: Sendable {
 
   /// What `viewer` sees of the session's shares now, and how many streams watch each; nil for
   /// a session without shares.
-  package func sharesView(of data: Data, for viewer: Viewer) -> SharesView? {
+  package func sharesView(of data: Data, for viewer: Viewer, watchers: ShareWatchers)
+    -> SharesView?
+  {
     guard data.navigation.hasShares else { return nil }
-    let shares = data.navigation.shares
-    var watching: [String: Int] = [:]
-    for subscriber in data.subscribers {
-      if let share = subscriber.caller.share { watching[share.id, default: 0] += 1 }
-    }
     return SharesView(
-      shares: shares, only: viewer.share, now: Timestamp.now().milliseconds, watching: watching)
+      shares: data.navigation.shares, only: viewer.share, now: Timestamp.now().milliseconds,
+      watching: watchers.watching(key))
   }
 
   /// The cache brought up to the current version, or nil in a session not in use.

@@ -29,6 +29,8 @@ public final class SessionStore: Sendable {
   package let shareDeadlines = ShareDeadlines()
   /// Handoff codes issued and not yet redeemed, and failed redemptions by address.
   package let handoffs = HandoffCodes()
+  /// Event streams open with each share's token.
+  package let shareWatchers = ShareWatchers()
   /// Sessions whose streams changed, owed a presence message.
   package let presence = PresenceBoard()
   /// Where accepted changes are kept before they are answered (`--data-dir`); nil: nowhere.

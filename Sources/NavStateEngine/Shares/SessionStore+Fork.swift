@@ -37,7 +37,7 @@ extension SessionStore {
     let forkedVersion = forked.data.withLock { data in
       writer.beginObject()
       writer.key("session")
-      forked.writeState(of: &data, into: &writer)
+      forked.writeState(of: &data, into: &writer, viewer: .owner, watchers: shareWatchers)
       writer.key("token")
       writer.string(token)
       writer.endObject()

@@ -116,7 +116,9 @@ extension SessionStore {
           })
         else { return nil }
         let viewer = Viewer(share: share.id, follows: share.mode == .follow)
-        return (record.encodedState(of: &data, viewer: viewer).bytes, share)
+        return (
+          record.encodedState(of: &data, viewer: viewer, watchers: shareWatchers).bytes, share
+        )
       }
       guard let (state, share) = found else { return .unknown }
       return .redeemed(state: state, token: grant.token, share: share)

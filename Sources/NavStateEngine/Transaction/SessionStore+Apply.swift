@@ -137,7 +137,13 @@ extension SessionStore {
       (data) throws(EngineRefusal) -> (
         version: Int, events: [NavigationEvent], counts: RouteCounts?
       ) in
-      try call(record, &data)
+      // The server's own change (a share's expiry) is no call: it keeps nobody's session alive.
+      if change.author == .server {
+        guard !data.ended else { throw EngineRefusal.sessionNotFound }
+        try migrateIfBehind(record, &data)
+      } else {
+        try call(record, &data)
+      }
       // A refusal from here on, or a change of nothing, leaves the key claimed: the API words
       // the answer and settles the key (``decide(_:of:with:)``); a retry meanwhile is told the
       // key is in use.
@@ -170,7 +176,8 @@ extension SessionStore {
         // A key stays claimed: the API words a change of nothing (a teardown's 204) and
         // settles it with that answer.
         Self.writeAnswer(
-          record, &data, minimal: change.minimal, viewer: change.viewer, events, [], into: &writer)
+          record, &data, minimal: change.minimal, viewer: change.viewer, watchers: shareWatchers,
+          events, [], into: &writer)
         noteStateCache(of: record, &data, grew: false)
         return (data.navigation.version, events, data.routeCounts)
       }
@@ -213,7 +220,8 @@ extension SessionStore {
       var decided: (key: String, decision: IdempotencyLedger.Decision)?
       if let idempotency = change.idempotency {
         Self.writeAnswer(
-          record, &data, minimal: change.minimal, viewer: change.viewer, events, entries,
+          record, &data, minimal: change.minimal, viewer: change.viewer, watchers: shareWatchers,
+          events, entries,
           into: &writer)
         decided = (
           idempotency.key,
@@ -237,7 +245,8 @@ extension SessionStore {
           // Answered once kept: the rest happens after the wait, under the lock again.
           if decided == nil {
             Self.writeAnswer(
-              record, &data, minimal: change.minimal, viewer: change.viewer, events, entries,
+              record, &data, minimal: change.minimal, viewer: change.viewer,
+              watchers: shareWatchers, events, entries,
               into: &writer)
           }
           waiting = Waiting(
@@ -252,7 +261,8 @@ extension SessionStore {
       endedStreams = Self.streamsEnded(by: change.command, in: &data)
       if decided == nil {
         Self.writeAnswer(
-          record, &data, minimal: change.minimal, viewer: change.viewer, events, entries,
+          record, &data, minimal: change.minimal, viewer: change.viewer, watchers: shareWatchers,
+          events, entries,
           into: &writer)
       }
       // After the state is written: its encoding is kept with the session, and counted.
@@ -352,6 +362,7 @@ extension SessionStore {
   /// for the streams, else encoded here.
   private static func writeAnswer(
     _ record: SessionRecord, _ data: inout SessionRecord.Data, minimal: Bool, viewer: Viewer,
+    watchers: ShareWatchers,
     _ events: [NavigationEvent], _ entries: [EventLog.Entry], into writer: inout JSONWriter
   ) {
     writer.beginObject()
@@ -359,7 +370,7 @@ extension SessionStore {
     writer.int(data.navigation.version)
     if !minimal {
       writer.key("session")
-      record.writeState(of: &data, into: &writer, viewer: viewer)
+      record.writeState(of: &data, into: &writer, viewer: viewer, watchers: watchers)
     }
     writer.key("events")
     writer.beginArray()

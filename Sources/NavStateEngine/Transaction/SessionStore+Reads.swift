@@ -41,7 +41,7 @@ extension SessionStore {
       writer.beginObject()
       writer.key("session")
       // Not yet in use: a session that is created and then left holds no encoded state.
-      record.writeState(of: &data, into: &writer)
+      record.writeState(of: &data, into: &writer, viewer: .owner, watchers: shareWatchers)
       writer.key("token")
       writer.string(token)
       writer.endObject()
@@ -66,7 +66,7 @@ extension SessionStore {
   {
     try record.data.withLock { (data) throws(EngineRefusal) -> EncodedAnswer in
       try call(record, &data)
-      let body = record.encodedState(of: &data, viewer: viewer)
+      let body = record.encodedState(of: &data, viewer: viewer, watchers: shareWatchers)
       noteStateCache(of: record, &data, grew: false)
       return EncodedAnswer(version: data.navigation.version, body: body)
     }
@@ -107,7 +107,7 @@ extension SessionStore {
         writer.beginArray()
         writer.endArray()
         writer.key("reset")
-        record.writeState(of: &data, into: &writer, viewer: viewer)
+        record.writeState(of: &data, into: &writer, viewer: viewer, watchers: shareWatchers)
         noteStateCache(of: record, &data, grew: false)
       }
       writer.key("lastSeq")
@@ -141,7 +141,7 @@ extension SessionStore {
           }
         } else {
           var writer = JSONWriter(capacity: 1024)
-          record.writeState(of: &data, into: &writer, viewer: viewer)
+          record.writeState(of: &data, into: &writer, viewer: viewer, watchers: shareWatchers)
           noteStateCache(of: record, &data, grew: false)
           initial += EventStreamFraming.event(id: lastSeq, type: "reset", json: writer.bytes)
         }
