@@ -20,7 +20,8 @@ import Testing
   private func call(_ record: SessionRecord, _ store: SessionStore, at time: Timestamp) -> [UInt8] {
     record.data.withLock { data in
       store.touch(&data, now: time)
-      let bytes = record.encodedState(of: &data, viewer: .owner, watchers: store.shareWatchers).bytes
+      let bytes = record.encodedState(of: &data, viewer: .owner, watchers: store.shareWatchers)
+        .bytes
       store.noteStateCache(of: record, &data, grew: false)
       return bytes
     }
