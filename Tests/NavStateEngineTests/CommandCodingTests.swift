@@ -38,6 +38,17 @@ import Testing
     .setLeaveGuard(CoordinatorID(4), reason: "unsaved \"draft\""),
     .setLeaveGuard(CoordinatorID(4), reason: nil),
     .discarding(.pop()), .discarding(.batch([.back(), .discarding(.dismiss(.all))])),
+    // Issue 37 (shares).
+    .createShare(
+      SessionShare(
+        id: "b7Fq2xKc", mode: .follow, label: "Support: \"Ana\" ☃", createdAt: 1_795_000_000_123,
+        expiresAt: 1_795_000_900_123, credential: (0..<32).map { UInt8($0 * 8 + 1) })),
+    .createShare(
+      SessionShare(
+        id: "", mode: .drive, label: "", createdAt: -5, expiresAt: .max,
+        credential: Array(repeating: 255, count: 32))),
+    .revokeShare("b7Fq2xKc", reason: .revoked), .revokeShare("x", reason: .expired),
+    .batch([.revokeShare("a", reason: .expired), .pop()]),
   ]
 
   @Test("every command reads back as it was written", arguments: commands)

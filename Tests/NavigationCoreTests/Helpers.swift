@@ -246,6 +246,8 @@ func describe(_ events: [NavigationEvent]) -> [String] {
     case .pendingDropped(let route, let reason, let code):
       "dropped \(route) \(reason.rawValue)\(code.map { " \($0.rawValue)" } ?? "")"
     case .leaveGuardChanged(let id, let reason): "guard \(id) \(reason ?? "-")"
+    case .shareCreated(let id, let mode, let label): "share \(id) \(mode.rawValue) \(label)"
+    case .shareRevoked(let id, let reason): "unshare \(id) \(reason.rawValue)"
     }
   }
 }

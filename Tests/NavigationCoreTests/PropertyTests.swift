@@ -380,6 +380,8 @@ func brief(_ command: Command) -> String {
   case .batch(let ops): return "batch [\(ops.map(brief).joined(separator: "; "))]"
   case .setContext(let context): return "setContext \(context.json.encodedString)"
   case .setLeaveGuard(let id, let reason): return "leaveGuard \(id) \(reason ?? "-")"
+  case .createShare(let share): return "createShare \(share.id) \(share.mode.rawValue)"
+  case .revokeShare(let id, let reason): return "revokeShare \(id) \(reason.rawValue)"
   case .discarding(let command): return "discard \(brief(command))"
   }
 }
@@ -574,6 +576,8 @@ struct PropertyTests {
     case .batch: "batch"
     case .setContext: "setContext"
     case .setLeaveGuard: "setLeaveGuard"
+    case .createShare: "createShare"
+    case .revokeShare: "revokeShare"
     case .discarding: "discarding"
     }
   }

@@ -49,6 +49,16 @@ extension SessionStore {
     precondition: VersionPrecondition?, idempotency: IdempotencyClaim?
   ) throws(EngineRefusal) -> AppliedCommand {
     guard caller.share == nil else { throw EngineRefusal.shareCannotShare }
+    // One that expired is gone for callers already: the server's own revocation (reason
+    // `expired`) is on its way.
+    let now = Timestamp.now().milliseconds
+    let live = record.data.withLock { data in
+      data.navigation.shares.contains { $0.id == id && $0.isLive(at: now) }
+    }
+    guard live else {
+      throw EngineRefusal.navigation(
+        NavigationError(.shareNotFound, "the session has no live share '\(id)'"))
+    }
     let applied = try apply(
       .revokeShare(id, reason: .revoked), to: record, by: caller, precondition: precondition,
       minimal: true, idempotency: idempotency)
