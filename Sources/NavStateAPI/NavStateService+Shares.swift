@@ -13,10 +13,16 @@ extension NavStateService {
     router.add("DELETE", "/v1/sessions/{sid}/shares/{id}") { [self] request, params in
       let key = sessionKey(params)
       let share = params["id"] ?? ""
-      return mutation(request, key: key, sharesMay: false) {
+      let response = mutation(request, key: key, sharesMay: false) {
         (claim, authorized) throws(APIProblem) in
         try revokeShare(request, authorized, share: share, idempotency: claim)
       }
+      // A repeat under the key gets what the revocation was answered: the key was settled with
+      // the change's body (as every change's is), which a revocation answers as 204.
+      guard response.status == 200, response.headers["Idempotent-Replayed"] == "true" else {
+        return response
+      }
+      return HTTPResponse(status: 204, headers: HTTPHeaders([("Idempotent-Replayed", "true")]))
     }
     router.add("GET", "/v1/sessions/{sid}/presence") { [self] request, params in
       answer { () throws(APIProblem) in try getPresence(request, key: sessionKey(params)) }

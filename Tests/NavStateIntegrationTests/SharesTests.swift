@@ -4,6 +4,7 @@ import NavStateApp
 import NavStateEngine
 import NavStateTestSupport
 import NavStateTesting
+import NavigationCore
 import Testing
 
 /// Shares, presence, handoff codes and forks over HTTP (docs/shares.md), on the router and on
@@ -489,7 +490,8 @@ struct SharesTests {
     // Presence messages within about a second: no id, the body GET .../presence gives.
     var presences: [ReceivedEvent] = []
     let deadline = Date().addingTimeInterval(3)
-    while Date() < deadline, let event = own.next(timeout: 0.5) {
+    while Date() < deadline {
+      guard let event = own.next(timeout: 0.5) else { continue }
       if event.type == "presence" { presences.append(event) }
     }
     #expect(!presences.isEmpty)
@@ -511,7 +513,8 @@ struct SharesTests {
     watcher.disconnect()
     var after: JSONValue?
     let closing = Date().addingTimeInterval(4)
-    while Date() < closing, let event = own.next(timeout: 0.5) {
+    while Date() < closing {
+      guard let event = own.next(timeout: 0.5) else { continue }
       if event.type == "presence" { after = try? JSONParser.parse(event.data) }
       if after?["clients"]?.arrayValue?.count == 1 { break }
     }
@@ -556,5 +559,128 @@ struct SharesTests {
       ])
     #expect(ownerEvents.first?.data.contains("4111") == true)
     #expect(!owner.ended)
+  }
+}
+
+/// What the HTTP layer cannot show on its own: races between a share's token check and its
+/// revocation, and the policies around shares.
+@Suite("Shares: revocation races and policies")
+struct ShareRaceTests {
+  /// A stream that keeps what it is sent.
+  final class Sink: EventSink, @unchecked Sendable {
+    var written: [UInt8] = []
+    func write(_ bytes: [UInt8]) -> Bool {
+      written += bytes
+      return true
+    }
+    func finish() {}
+  }
+
+  @Test("a share revoked after its token was checked changes nothing and attaches no stream")
+  func revokedAfterCheck() throws {
+    let server = try SharesTests.app(.router)
+    defer { server.stop() }
+    let store = try #require(server.store)
+    let session = try server.session()
+    let (id, token) = try SharesTests.made(session, mode: "drive")
+    // The token checked, as a request does before it takes the session's lock.
+    let record = try store.authorize(id: session.id, token: token)
+    let caller = Caller.share(id: id, mode: .drive)
+    let revoked = try session.client.json(
+      "DELETE", "\(session.path)/shares/\(id)", token: session.token)
+    #expect(revoked.status == 204)
+    let version = try session.get().json["version"]
+    #expect(throws: EngineRefusal.self) {
+      _ = try store.apply(
+        .push(RouteRequest(route: "detail", params: ["id": 1])), to: record, by: caller,
+        precondition: nil, minimal: true
+      ).version
+    }
+    #expect(try session.get().json["version"] == version)
+    #expect(throws: EngineRefusal.self) {
+      _ = try store.followEvents(of: record, after: nil, client: "127.0.0.1", caller: caller) {
+        _, _ in Sink()
+      }
+    }
+    // The session's own token still does both.
+    #expect(try session.call("push", ["route": "detail", "params": ["id": 1]]).status == 200)
+  }
+
+  @Test("where only the backend creates sessions, only the backend forks them")
+  func forkUnderBackendCreation() throws {
+    let server = try TestApp(.router) {
+      $0.store.backendKeys = try BackendKeys(fileContents: Array((SharesTests.key + "\n").utf8))
+      $0.store.sessionCreation = .backend
+    }
+    defer { server.stop() }
+    let session = try server.session(nil, token: SharesTests.key)
+    let (_, drive) = try SharesTests.made(session, mode: "drive")
+    for token in [session.token, drive] {
+      let refused = try session.client.json("POST", "\(session.path)/fork", token: token)
+      #expect(refused.status == 403)
+      #expect(refused.code == "backend_only")
+    }
+    let forked = try session.client.json("POST", "\(session.path)/fork", token: SharesTests.key)
+    #expect(forked.status == 201)
+  }
+
+  @Test("revoking with an Idempotency-Key: the repeat is the same 204, replayed")
+  func revokeReplay() throws {
+    let server = try SharesTests.app(.router)
+    defer { server.stop() }
+    let session = try server.session()
+    let (id, _) = try SharesTests.made(session, mode: "follow")
+    let headers = [("Idempotency-Key", "revoke-1")]
+    let first = try session.client.json(
+      "DELETE", "\(session.path)/shares/\(id)", token: session.token, headers: headers)
+    let again = try session.client.json(
+      "DELETE", "\(session.path)/shares/\(id)", token: session.token, headers: headers)
+    #expect(first.status == 204)
+    #expect(again.status == 204)
+    #expect(again.body.isEmpty)
+    #expect(again.header("Idempotent-Replayed") == "true")
+  }
+
+  @Test(
+    "presence messages only on shared sessions, and one more when the last share ends",
+    arguments: [TestBackend.live])
+  func presenceOnlyWhenShared(backend: TestBackend) throws {
+    let server = try SharesTests.app(backend)
+    defer { server.stop() }
+    let session = try server.session()
+    let path = "\(session.path)/events/stream"
+    let own = try EventStreamClient(
+      port: server.port, path: path, token: session.token, includesPresence: true)
+    let second = try EventStreamClient(
+      port: server.port, path: path, token: session.token, includesPresence: true)
+    #expect(own.next()?.type == "reset")
+    #expect(second.next()?.type == "reset")
+    // Never shared: the streams get what they always got.
+    #expect(own.collect(timeout: 1.5).filter { $0.type == "presence" }.isEmpty)
+    let (id, follow) = try SharesTests.made(session, mode: "follow")
+    let watcher = try EventStreamClient(port: server.port, path: path, token: follow)
+    #expect(watcher.next()?.type == "reset")
+    var sawWatcher = false
+    let deadline = Date().addingTimeInterval(4)
+    while Date() < deadline {
+      guard let event = own.next(timeout: 0.5) else { continue }
+      if event.type == "presence", event.data.contains(#""kind":"share""#) {
+        sawWatcher = true
+        break
+      }
+    }
+    #expect(sawWatcher)
+    // The last share ends: one more message says nobody else watches.
+    #expect(
+      try session.client.json("DELETE", "\(session.path)/shares/\(id)", token: session.token)
+        .status == 204)
+    var last: String?
+    let closing = Date().addingTimeInterval(4)
+    while Date() < closing {
+      guard let event = own.next(timeout: 0.5) else { continue }
+      if event.type == "presence" { last = event.data }
+      if let last, !last.contains(#""kind":"share""#) { break }
+    }
+    #expect(last?.contains(#""kind":"share""#) == false, "\(last ?? "no presence")")
   }
 }

@@ -8684,7 +8684,7 @@ internal struct Client: APIProtocol {
     }
     /// The session's live event stream
     ///
-    /// Server-Sent Events. The stream starts with `retry: 2000`; then, with `Last-Event-ID: N`, every kept event after N, else (or when N is no longer kept) one `reset` event whose data is the whole state and whose id is the latest seq; then live events (`id: <seq>`, `event: <type>`, `data: <event JSON>`), and a `: heartbeat` comment every 15 s. The stream ends after `session.ended`, and when the server stops. Beside the events, `event: presence` messages (no `id:` line; `data`: a Presence, as `GET .../presence` answers) say who watches the session, whenever that changes, at most once a second; they are no change of the session (no seq, no version). A stream opened with a share's token gets that share's `share.revoked` as its last event and then ends. With a follow share's token, sensitive params are `"[redacted]"` and states and events have no `context`.
+    /// Server-Sent Events. The stream starts with `retry: 2000`; then, with `Last-Event-ID: N`, every kept event after N, else (or when N is no longer kept) one `reset` event whose data is the whole state and whose id is the latest seq; then live events (`id: <seq>`, `event: <type>`, `data: <event JSON>`), and a `: heartbeat` comment every 15 s. The stream ends after `session.ended`, and when the server stops. Beside the events, `event: presence` messages (no `id:` line; `data`: a Presence, as `GET .../presence` answers) say who watches the session, whenever that changes while the session has shares (and once more when its last share ends), at most once a second; they are no change of the session (no seq, no version). A session never shared gets none, so clients written before shares see the stream they always saw. A stream opened with a share's token gets that share's `share.revoked` as its last event and then ends. With a follow share's token, sensitive params are `"[redacted]"` and states and events have no `context`.
     ///
     /// - Remark: HTTP `GET /v1/sessions/{sid}/events/stream`.
     /// - Remark: Generated from `#/paths//v1/sessions/{sid}/events/stream/get(streamEvents)`.
@@ -9582,7 +9582,7 @@ internal struct Client: APIProtocol {
     }
     /// Who watches the session now
     ///
-    /// One item per credential that has event streams of this session open now: the session's token, a backend key, or a share's token (with the share's `id` and `label`). Open event streams get the same body as `event: presence` messages whenever it changes (at most once a second). Reading it is no change. The session's token, a backend key, or a share's token of either mode.
+    /// One item per credential that has event streams of this session open now: the session's token, a backend key, or a share's token (with the share's `id` and `label`). Open event streams get the same body as `event: presence` messages whenever it changes while the session has shares (at most once a second). Reading it is no change. The session's token, a backend key, or a share's token of either mode.
     ///
     /// - Remark: HTTP `GET /v1/sessions/{sid}/presence`.
     /// - Remark: Generated from `#/paths//v1/sessions/{sid}/presence/get(getPresence)`.

@@ -67,11 +67,13 @@ extension SessionStore {
       let footprint = MemoryFootprint.stream + initial.count
       guard memory.hasRoom(for: footprint) else { throw EngineRefusal.memoryExhausted }
       memory.add(footprint)
+      let key = record.key
       let sink = makeSink(MemoryFootprint.streamBufferLimit + initial.count) {
         [weak record, self] in
+        // Counted down whether or not the session is still there (it may have ended first).
+        if let share = caller.share { shareWatchers.closed(key, share: share.id) }
         if let record {
           record.data.withLock { data in data.subscribers.removeAll { $0.id == id } }
-          if let share = caller.share { shareWatchers.closed(record.key, share: share.id) }
           presence.changed(record)
         }
         streams.closed()

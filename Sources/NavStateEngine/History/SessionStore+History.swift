@@ -92,8 +92,8 @@ extension SessionStore {
     StateJSON.writeState(
       state, id: record.id,
       times: SessionTimes(createdAt: record.createdAt, updatedAt: at, expiresAt: past.expiresAt),
-      shares: SharesView(
-        shares: state.shares, only: viewer.share, now: Timestamp.now().milliseconds),
+      // The shares as they stood at that version, watched by nobody then as far as it knows.
+      shares: SharesView(shares: state.shares, only: viewer.share, now: at.milliseconds),
       into: &writer)
     guard viewer.follows else { return EncodedAnswer(version: version, body: writer) }
     var followed = JSONWriter(capacity: writer.bytes.count)

@@ -37,7 +37,9 @@ extension SessionStore {
     let record = key.flatMap { registry[$0] }
     // Compared even when the id is unknown, so both failures take the same time.
     guard let record else {
+      // The work a wrong token does on a session that exists: a comparison and a digest.
       _ = Self.decoy.matches(token)
+      _ = SHA256.hash(token)
       throw EngineRefusal.sessionNotFound
     }
     guard record.token.matches(token) else {
@@ -50,14 +52,16 @@ extension SessionStore {
   }
 
   /// The live share of `record` whose token `token` is. A share is known by its token's
-  /// digest, so a session with shares pays one SHA-256 for a token that is not its own; one
-  /// without pays nothing. A revoked or expired share's token is a wrong token.
+  /// digest: a token that is not the session's pays one SHA-256 (about a microsecond), on a
+  /// session with shares or without. A revoked or expired share's token is a wrong token.
   private func liveShare(of record: SessionRecord, token: UnsafeBufferPointer<UInt8>)
     -> SessionShare?
   {
     let shares = record.data.withLock { data in data.ended ? [] : data.navigation.shares }
-    guard !shares.isEmpty else { return nil }
+    // Hashed whether or not the session has shares, so that a wrong token takes as long on
+    // either (and as on a session that does not exist).
     let digest = SHA256.hash(token)
+    guard !shares.isEmpty else { return nil }
     let now = Timestamp.now().milliseconds
     return shares.first { $0.credential == digest && $0.isLive(at: now) }
   }

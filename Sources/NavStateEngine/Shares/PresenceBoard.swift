@@ -10,28 +10,34 @@ package final class PresenceBoard: Sendable {
     /// Held only while a message is owed.
     var record: SessionRecord?
     var lastSent: Int64 = .min
+    /// Owed even if the session has no share left (its last share just ended).
+    var forced = false
   }
 
   private let entries = Mutex<[SessionID: Entry]>([:])
 
   package init() {}
 
-  /// `record`'s streams changed: its streams are owed a presence message.
-  package func changed(_ record: SessionRecord) {
-    entries.withLock { entries in entries[record.key, default: Entry()].record = record }
+  /// `record`'s streams changed: its streams are owed a presence message. `forced`: owed even
+  /// when the session has no share (one just ended, and its watchers with it).
+  package func changed(_ record: SessionRecord, forced: Bool = false) {
+    entries.withLock { entries in
+      entries[record.key, default: Entry()].record = record
+      if forced { entries[record.key]?.forced = true }
+    }
   }
 
   /// The sessions owed a message that may be sent one by `now`; they count as told at `now`.
   /// Sessions told long enough ago and owed nothing are forgotten.
-  package func takeDue(now: Int64) -> [SessionRecord] {
+  package func takeDue(now: Int64) -> [(record: SessionRecord, forced: Bool)] {
     entries.withLock { entries in
-      var due: [SessionRecord] = []
+      var due: [(record: SessionRecord, forced: Bool)] = []
       for (key, entry) in entries {
         let rested =
           entry.lastSent == .min || now - entry.lastSent >= Self.minimumIntervalMilliseconds
         guard rested else { continue }
         if let record = entry.record {
-          due.append(record)
+          due.append((record, entry.forced))
           entries[key] = Entry(record: nil, lastSent: now)
         } else {
           entries[key] = nil

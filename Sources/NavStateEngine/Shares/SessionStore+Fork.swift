@@ -14,6 +14,11 @@ extension SessionStore {
     now: Timestamp = .now()
   ) throws(EngineRefusal) -> CreatedSession {
     if caller.follows { throw EngineRefusal.readOnly(what: "forking a session") }
+    // A fork makes a session: where only the backend makes them, only the backend forks.
+    if configuration.sessionCreation == .backend, caller != .backend {
+      throw EngineRefusal.backendOnly(
+        what: "forking a session (sessions are created by the backend only here)")
+    }
     let generation = catalog.generation
     let past = try past(of: record)
     let copied = version ?? past.navigation.version

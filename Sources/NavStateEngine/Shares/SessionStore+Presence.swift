@@ -14,11 +14,15 @@ extension SessionStore {
     }
   }
 
-  /// Sends the sessions owed a presence message their streams' presence now.
+  /// Sends the sessions owed a presence message their streams' presence now: those with
+  /// shares (and one whose last share just ended). A session never shared keeps the stream it
+  /// always had: its own streams are the only watchers, and clients written before presence
+  /// see nothing new.
   package func sendPresence(now: Timestamp) {
-    for record in presence.takeDue(now: now.milliseconds) {
+    for (record, forced) in presence.takeDue(now: now.milliseconds) {
       record.data.withLock { data in
-        guard !data.ended, !data.subscribers.isEmpty else { return }
+        guard !data.ended, !data.subscribers.isEmpty, data.navigation.hasShares || forced
+        else { return }
         var frame = Array("event: presence\ndata: ".utf8)
         frame += Self.presenceJSON(of: data)
         frame += "\n\n".utf8

@@ -94,6 +94,17 @@ extension SessionStore {
     handoffs.sweep(now: milliseconds)
   }
 
+  /// Refuses a share's call once its share is revoked or expired, as a wrong token is refused:
+  /// checked under the session's lock, since the token was checked before it was taken.
+  static func requireStanding(_ caller: Caller, in data: SessionRecord.Data)
+    throws(EngineRefusal)
+  {
+    guard let share = caller.share else { return }
+    let now = Timestamp.now().milliseconds
+    guard data.navigation.shares.contains(where: { $0.id == share.id && $0.isLive(at: now) })
+    else { throw EngineRefusal.sessionNotFound }
+  }
+
   /// A restored session's shares are due to expire like any others.
   package func scheduleShares(of record: SessionRecord) {
     let next = record.data.withLock { data in data.navigation.shares.map(\.expiresAt).min() }

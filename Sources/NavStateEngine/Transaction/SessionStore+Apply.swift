@@ -85,7 +85,7 @@ extension SessionStore {
     let storage = self.storage
     let change = Change(
       command: command, precondition: precondition, minimal: minimal, idempotency: idempotency,
-      author: caller.author, viewer: caller.viewer)
+      author: caller.author, viewer: caller.viewer, caller: caller)
     guard let storage, storage.confirmsLater else {
       return try commit(change, to: record, storage: storage)
     }
@@ -103,6 +103,7 @@ extension SessionStore {
     var author: SessionHistory.Author
     /// Whose answer it is: a share's shows its own share alone.
     var viewer: Viewer
+    var caller: Caller
   }
 
   /// What a change leaves to undo should its store fail it: the tree before (a small copy, made
@@ -143,6 +144,8 @@ extension SessionStore {
         try migrateIfBehind(record, &data)
       } else {
         try call(record, &data)
+        // A share revoked since its token was checked changes nothing.
+        try Self.requireStanding(change.caller, in: data)
       }
       // A refusal from here on, or a change of nothing, leaves the key claimed: the API words
       // the answer and settles the key (``decide(_:of:with:)``); a retry meanwhile is told the
@@ -258,7 +261,7 @@ extension SessionStore {
       }
       publish(entries, decided: decided, in: &data)
       show(feedItems)
-      endedStreams = Self.streamsEnded(by: change.command, in: &data)
+      endedStreams = streamsEnded(by: change.command, of: record, in: &data)
       if decided == nil {
         Self.writeAnswer(
           record, &data, minimal: change.minimal, viewer: change.viewer, watchers: shareWatchers,
@@ -335,15 +338,17 @@ extension SessionStore {
       // No stream opened meanwhile: a subscription waits at the commit gate too.
       publish(waiting.entries, decided: waiting.decided, in: &data)
       show(waiting.feed)
-      return Self.streamsEnded(by: command, in: &data)
+      return streamsEnded(by: command, of: record, in: &data)
     }
   }
 
   /// A revoked share's open streams end, after its `share.revoked` event: taken off the
   /// session here, finished by the caller once the lock is let go.
-  private static func streamsEnded(by command: Command, in data: inout SessionRecord.Data)
-    -> [any EventSink]
-  {
+  private func streamsEnded(
+    by command: Command, of record: SessionRecord, in data: inout SessionRecord.Data
+  ) -> [any EventSink] {
+    // Presence changes (the share's watchers go), and is told even if no share is left.
+    if case .revokeShare = command { presence.changed(record, forced: true) }
     guard case .revokeShare(let id, _) = command, !data.subscribers.isEmpty else { return [] }
     return data.removeStreams(ofShare: id)
   }

@@ -128,6 +128,9 @@ extension SessionStore {
       record, client: client, caller: caller,
       prepare: { (data) throws(EngineRefusal) -> ([UInt8], Bool) in
         guard !data.ended else { throw EngineRefusal.sessionNotFound }
+        // Checked again under the lock: a share revoked since its token was checked attaches
+        // no stream (the revocation ended those it found).
+        try Self.requireStanding(caller, in: data)
         try migrateIfBehind(record, &data)
         var initial = EventStreamFraming.retryField
         let lastSeq = data.navigation.lastSeq
