@@ -87,12 +87,19 @@ extension NavStateService {
     let recording = try engine { () throws(EngineRefusal) in try store.recording(of: record) }
     var body: [UInt8] = []
     for line in recording.lines {
-      if redacted, recording.graph.hasSensitiveParams, let value = try? JSONParser.parse(line) {
+      guard redacted, recording.graph.hasSensitiveParams else {
+        body += line
+        body.append(UInt8(ascii: "\n"))
+        continue
+      }
+      // Deep enough for any tree a session holds (two levels a coordinator); a line that could
+      // not be read is written as null rather than sent unredacted.
+      if let value = try? JSONParser.parse(line, maxDepth: 4096) {
         var writer = JSONWriter(capacity: line.count + 64)
         writer.value(Redaction.redact(value, in: recording.graph))
         body += writer.bytes
       } else {
-        body += line
+        body += Array("null".utf8)
       }
       body.append(UInt8(ascii: "\n"))
     }

@@ -123,6 +123,21 @@ private func contextMembers(_ value: JSONValue, at path: String = "") -> [String
         == (try parse(#"{"route": "account", "params": {"card": "[redacted]"}, "x": {}}"#)))
   }
 
+  @Test("a tree 300 coordinators deep is filtered, not dropped (past the parser's usual depth)")
+  func deepTree() throws {
+    var json = #"{"route": "account", "params": {"card": "4242"}, "children": []}"#
+    for _ in 0..<300 {
+      json = #"{"route": "home", "params": {}, "children": ["# + json + "]}"
+    }
+    json = #"{"context": {"a": 1}, "root": "# + json + "}"
+    let filtered = String(
+      decoding: FollowView.filter(json: Array(json.utf8), in: shopGraph), as: UTF8.self)
+    #expect(filtered != "null")
+    #expect(!filtered.contains("4242"))
+    #expect(filtered.contains("[redacted]"))
+    #expect(!filtered.contains("context"))
+  }
+
   @Test("JSON with no context and nothing sensitive is left as it was, byte for byte")
   func otherJSON() throws {
     let started = StateJSON.encodeEvent(
