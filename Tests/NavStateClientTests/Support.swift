@@ -68,11 +68,14 @@ struct LiveServer {
   let transport = TestTransport()
 
   init(_ arguments: [String] = []) throws {
-    // A generous request deadline: these tests share the process's two cooperative threads with
-    // the integration tests, whose blocking sockets can hold them for seconds, and
-    // AsyncHTTPClient writes request bodies from that pool. The server's 408 for a stalled body
-    // is right; a test that stalled through no fault of the code under test is not a finding.
-    server = try ServerProcess(["--header-timeout", "120"] + arguments)
+    // A generous request deadline, and idle connections kept as long: these tests share the
+    // process's two cooperative threads with the integration tests, whose blocking sockets can
+    // hold them for seconds at a time (a minute in all, in a full run on two cores), and
+    // AsyncHTTPClient writes requests from that pool. A kept-alive connection the server closed
+    // as idle meanwhile fails the next request on it (remoteConnectionClosed); the server's 408
+    // for a stalled body is right too. A test stalled through no fault of the code under test
+    // is not a finding.
+    server = try ServerProcess(["--header-timeout", "120", "--idle-timeout", "600"] + arguments)
   }
 
   func create(
