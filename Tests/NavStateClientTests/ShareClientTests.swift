@@ -154,7 +154,7 @@ struct ShareClientTests {
     let model = NavigationModel(session: session, state: state)
     let owner = Task { try await model.follow() }
     defer { owner.cancel() }
-    #expect(await eventually { model.isLive })
+    #expect(await eventually(timeout: .seconds(30)) { model.isLive })
 
     let follower = NavStateSession(
       serverURL: live.server.url, transport: live.transport, id: session.id, token: grant.token)
@@ -170,8 +170,10 @@ struct ShareClientTests {
     }
     defer { watcher.cancel() }
 
+    // Waits are long (they end as soon as the condition holds): in a full run on two cores,
+    // blocking integration tests hold the cooperative threads these tasks need for seconds.
     // The owner's stream tells who watches: the session's own stream and the share's.
-    let watching = await eventually {
+    let watching = await eventually(timeout: .seconds(30)) {
       model.presence?.clients.contains {
         $0.kind == .share && $0.share == grant.share.id && $0.label == "Support: Ana"
           && $0.streams == 1
@@ -188,13 +190,13 @@ struct ShareClientTests {
     #expect(streams.count == 2)
     #expect(streams.allSatisfy { $0[HTTPField.Name("Last-Event-ID")!] == nil })
     #expect(model.isLive)
-    #expect(await eventually { watched.withLock { $0 } == [2] })
+    #expect(await eventually(timeout: .seconds(30)) { watched.withLock { $0 } == [2] })
 
     // A change reaches the share's stream; then the revocation ends it.
     _ = try await session.push("detail", params: ["id": 3])
-    #expect(await eventually { watched.withLock { $0 } == [2, 3] })
+    #expect(await eventually(timeout: .seconds(30)) { watched.withLock { $0 } == [2, 3] })
     try await session.revokeShare(grant.share.id)
-    #expect(await eventually { ended.withLock { $0 } != nil })
+    #expect(await eventually(timeout: .seconds(30)) { ended.withLock { $0 } != nil })
     let outcome = try #require(ended.withLock { $0 })
     let refusal = try #require(
       outcome as? NavStateError, "ended with \(String(describing: outcome))")
@@ -208,9 +210,10 @@ struct ShareClientTests {
     #expect(gone?.code == .sessionNotFound)
 
     // The owner's model saw the share go, and nobody but itself watches any more.
-    #expect(await eventually { model.shares.isEmpty && model.state?.version == 4 })
     #expect(
-      await eventually(timeout: .seconds(5)) {
+      await eventually(timeout: .seconds(30)) { model.shares.isEmpty && model.state?.version == 4 })
+    #expect(
+      await eventually(timeout: .seconds(30)) {
         model.presence?.clients.map(\.kind) == [.session]
       })
     let events = try await session.events(after: 0).events
