@@ -46,12 +46,18 @@ extension NavStateService {
         graph: graphName, root: root, context: context, creator: creator,
         client: clientAddresses.address(of: request))
     }
+    logger.debug("session created", metadata: ["session": "\(created.record.id)"])
+    return Self.createdResponse(created)
+  }
+
+  /// 201 with a new session's `{session, token}` (made or forked), where it lives and its
+  /// version; never cached, since it holds the token.
+  static func createdResponse(_ created: consuming CreatedSession) -> HTTPResponse {
     let id = created.record.id
     let version = created.answer.version
-    logger.debug("session created", metadata: ["session": "\(id)"])
-    var response = Self.json(201, created.takeAnswer().takeBody())
+    var response = json(201, created.takeAnswer().takeBody())
     response.headers.add("Location", "/v1/sessions/\(id)")
-    response.headers.add("ETag", Self.etag(version))
+    response.headers.add("ETag", etag(version))
     response.headers.add("Cache-Control", "no-store")
     return response
   }

@@ -180,12 +180,6 @@ extension NavStateService {
       try store.fork(
         record, at: version, by: caller, client: clientAddresses.address(of: request))
     }
-    let id = forked.record.id
-    let forkedVersion = forked.answer.version
-    var response = Self.json(201, forked.takeAnswer().takeBody())
-    response.headers.add("Location", "/v1/sessions/\(id)")
-    response.headers.add("ETag", Self.etag(forkedVersion))
-    response.headers.add("Cache-Control", "no-store")
-    return response
+    return Self.createdResponse(forked)
   }
 }

@@ -7,17 +7,22 @@ public enum ShareJSON {
   /// `{id, mode, label, createdAt, expiresAt}`
   public static func writeShare(_ share: SessionShare, into writer: inout JSONWriter) {
     writer.beginObject()
+    writeNaming(share, into: &writer)
+    writer.key("createdAt")
+    Timestamp(milliseconds: share.createdAt).withRFC3339 { writer.plainString($0) }
+    writer.key("expiresAt")
+    Timestamp(milliseconds: share.expiresAt).withRFC3339 { writer.plainString($0) }
+    writer.endObject()
+  }
+
+  /// `"id":…,"mode":…,"label":…`: what names a share wherever it is shown.
+  private static func writeNaming(_ share: SessionShare, into writer: inout JSONWriter) {
     writer.key("id")
     writer.string(share.id)
     writer.key("mode")
     writer.string(share.mode.rawValue)
     writer.key("label")
     writer.string(share.label)
-    writer.key("createdAt")
-    Timestamp(milliseconds: share.createdAt).withRFC3339 { writer.plainString($0) }
-    writer.key("expiresAt")
-    Timestamp(milliseconds: share.expiresAt).withRFC3339 { writer.plainString($0) }
-    writer.endObject()
   }
 
   /// `"shares": [{id, mode, label, expiresAt, watching}]`: the shares live at the view's time,
@@ -29,12 +34,7 @@ public enum ShareJSON {
     for share in view.shares
     where share.isLive(at: view.now) && (only == nil || only == share.id) {
       writer.beginObject()
-      writer.key("id")
-      writer.string(share.id)
-      writer.key("mode")
-      writer.string(share.mode.rawValue)
-      writer.key("label")
-      writer.string(share.label)
+      writeNaming(share, into: &writer)
       writer.key("expiresAt")
       Timestamp(milliseconds: share.expiresAt).withRFC3339 { writer.plainString($0) }
       writer.key("watching")

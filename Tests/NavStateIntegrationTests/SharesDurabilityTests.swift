@@ -29,6 +29,11 @@ struct SharesDurabilityTests {
       #expect(answer.status == 201, "\(answer.text)")
       return answer.json
     }
+    // A share of one second: the server's own revocation of it is journaled like any change.
+    let brief = try first.client.json(
+      "POST", "\(session.path)/shares", token: session.token,
+      body: ["mode": "follow", "label": "brief", "ttlSeconds": 1])
+    let briefToken = try #require(brief.json["token"]?.stringValue)
     let kept = try share("drive", "iPad", code: true)
     let revoked = try share("follow", "Support: Ana")
     let keptToken = try #require(kept["token"]?.stringValue)
@@ -64,6 +69,16 @@ struct SharesDurabilityTests {
       }
       return [.object(state), .object(forkState), history] + pasts
     }
+    var expired = false
+    let deadline = Date().addingTimeInterval(5)
+    while !expired, Date() < deadline {
+      let ops =
+        try first.client.json("GET", "\(session.path)/history", token: session.token)
+        .json["entries"]?.arrayValue?.compactMap { $0["op"] } ?? []
+      expired = ops.contains { $0["op"] == "revokeShare" && $0["reason"] == "expired" }
+      if !expired { Thread.sleep(forTimeInterval: 0.1) }
+    }
+    #expect(expired, "the one-second share was revoked by the server")
     let before = try observed(first.client)
     #expect(before[0]["shares"]?.arrayValue?.count == 1)
     #expect(before[1]["forkedFrom"] == ["session": .string(session.id), "version": 2])
@@ -79,6 +94,8 @@ struct SharesDurabilityTests {
       #expect(
         try server.client.json("GET", session.path, token: revokedToken).status == 404,
         "\(round)")
+      #expect(
+        try server.client.json("GET", session.path, token: briefToken).status == 404, "\(round)")
       // The code stood for a token that was never written down: gone with the process.
       let redeemed = try server.client.json(
         "POST", "/v1/handoffs", body: ["code": kept["code"] ?? .null])

@@ -1,4 +1,4 @@
-package import Synchronization
+import Synchronization
 
 /// Handoff codes: ten characters a person can read off one screen and type on another, each
 /// standing for one share's token until it is redeemed once or expires (docs/shares.md).

@@ -1,4 +1,4 @@
-package import Synchronization
+import Synchronization
 
 /// Which sessions' presence changed (a stream opened or closed) and when each was last told,
 /// so that `event: presence` goes out at most once a second per session, and only after a

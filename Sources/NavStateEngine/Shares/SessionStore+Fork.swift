@@ -1,6 +1,6 @@
-package import NavJSON
+import NavJSON
 package import NavStateWire
-package import NavigationCore
+import NavigationCore
 import Synchronization
 
 /// Forks: a new session that starts where another was, at any kept version (docs/shares.md).
@@ -34,21 +34,10 @@ extension SessionStore {
     }
     let history = SessionHistory(
       forkedAt: navigation, from: origin, at: now,
-      by: caller == .backend ? .backend : .client)
+      by: caller.author)
     let (forked, token) = try admit(
       navigation, events: events, history: history, generation: generation, client: client,
       now: now)
-    var writer = JSONWriter(capacity: 1024)
-    let forkedVersion = forked.data.withLock { data in
-      writer.beginObject()
-      writer.key("session")
-      forked.writeState(of: &data, into: &writer, viewer: .owner, watchers: shareWatchers)
-      writer.key("token")
-      writer.string(token)
-      writer.endObject()
-      return data.navigation.version
-    }
-    return CreatedSession(
-      record: forked, answer: EncodedAnswer(version: forkedVersion, body: writer))
+    return created(forked, token: token)
   }
 }

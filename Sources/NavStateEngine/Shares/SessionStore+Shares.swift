@@ -1,4 +1,4 @@
-package import NavJSON
+import NavJSON
 package import NavStateWire
 package import NavigationCore
 import Synchronization

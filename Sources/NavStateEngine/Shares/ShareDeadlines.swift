@@ -1,4 +1,4 @@
-package import Synchronization
+import Synchronization
 
 /// When each session with shares next has one to expire: the sessions the share duty visits.
 /// Few sessions have shares, so a map scanned once a second costs nothing to the rest.

@@ -1,4 +1,4 @@
-package import Synchronization
+import Synchronization
 
 /// How many event streams are open with each share's token, by session: the state's
 /// `watching`. Kept as streams open and close (only share streams touch it), so that a read of

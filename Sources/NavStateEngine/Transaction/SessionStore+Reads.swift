@@ -36,6 +36,11 @@ extension SessionStore {
     let (record, token) = try create(
       graph: name, root: root, context: context ?? SessionContext(), creator: creator,
       client: client, now: now)
+    return created(record, token: token)
+  }
+
+  /// A new session's answer, made or forked: `{session, token}`.
+  func created(_ record: SessionRecord, token: String) -> CreatedSession {
     var writer = JSONWriter(capacity: 1024)
     let version = record.data.withLock { data in
       writer.beginObject()
