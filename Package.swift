@@ -37,6 +37,15 @@ let package = Package(
       pkgConfig: "libmicrohttpd",
       providers: [.apt(["libmicrohttpd-dev"])]
     ),
+    // libpq, PostgreSQL's own C client (Debian's libpq-dev), for `--postgres`.
+    .systemLibrary(
+      name: "CLibPQ",
+      pkgConfig: "libpq",
+      providers: [.apt(["libpq-dev"])]
+    ),
+    // The only Swift module that imports CLibPQ: connections with deadlines, parameters and
+    // rows in PostgreSQL's binary format.
+    .target(name: "PostgresClient", dependencies: ["CLibPQ"], swiftSettings: strictSettings),
     // The only Swift module that imports CMicroHTTPD.
     .target(
       name: "MicroHTTPServer",
@@ -71,6 +80,14 @@ let package = Package(
       dependencies: ["NavStateEngine", "NavStateWire", "NavigationCore", "NavJSON"],
       swiftSettings: strictSettings
     ),
+    // Sessions kept in PostgreSQL (`--postgres`): slots, leases with fencing, grouped commits.
+    .target(
+      name: "NavStatePostgres",
+      dependencies: [
+        "PostgresClient", "NavStatePersistence", "NavStateEngine", "NavStateWire", "NavigationCore",
+      ],
+      swiftSettings: strictSettings
+    ),
     // The v1 API: maps HTTP requests to the engine and its answers and refusals back to HTTP.
     .target(
       name: "NavStateAPI",
@@ -91,8 +108,8 @@ let package = Package(
     .target(
       name: "NavStateApp",
       dependencies: [
-        "NavStateAPI", "NavStateEngine", "NavStatePersistence", "NavStateWire", "NavigationCore",
-        "MicroHTTPServer",
+        "NavStateAPI", "NavStateEngine", "NavStatePersistence", "NavStatePostgres", "NavStateWire",
+        "NavigationCore", "MicroHTTPServer",
         .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strictSettings
@@ -100,8 +117,8 @@ let package = Package(
     .executableTarget(
       name: "navstate",
       dependencies: [
-        "NavStateApp", "NavStateAPI", "NavStateEngine", "NavStatePersistence", "NavigationCore",
-        "MicroHTTPServer",
+        "NavStateApp", "NavStateAPI", "NavStateEngine", "NavStatePersistence", "NavStatePostgres",
+        "NavigationCore", "MicroHTTPServer",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ],

@@ -58,6 +58,11 @@ extension APIProblem {
         headers: [("Retry-After", "10")])
     case .journalUnavailable:
       self = .journalUnavailable
+    case .storeUnavailable(let reason, let retryAfter):
+      self.init(
+        status: 503, code: "store_unavailable", title: "Store unavailable",
+        detail: "\(reason); the change was not made, retry later",
+        headers: [("Retry-After", String(retryAfter))])
     case .graphVersionExists(let name, let newest):
       self.init(
         status: 409, code: "graph_version_exists", title: "Graph version exists",

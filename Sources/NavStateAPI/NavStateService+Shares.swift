@@ -11,7 +11,8 @@ extension NavStateService {
       answer { () throws(APIProblem) in try createShare(request, key: sessionKey(params)) }
     }
     router.add("DELETE", "/v1/sessions/{sid}/shares/{id}") { [self] request, params in
-      let key = sessionKey(params)
+      let key: SessionID?
+      do throws(APIProblem) { key = try sessionKey(params) } catch { return error.response }
       let share = params["id"] ?? ""
       let response = mutation(request, key: key, sharesMay: false) {
         (claim, authorized) throws(APIProblem) in

@@ -67,27 +67,31 @@ public final class NavStateService: Sendable {
       answer { () throws(APIProblem) in try getSession(request, key: sessionKey(params)) }
     }
     router.add("DELETE", "/v1/sessions/{sid}") { [self] request, params in
-      let key = sessionKey(params)
+      let key: SessionID?
+      do throws(APIProblem) { key = try sessionKey(params) } catch { return error.response }
       return mutation(request, key: key) { (_, authorized) throws(APIProblem) in
         try deleteSession(request, authorized)
       }
     }
     for operation in Operation.posted {
       router.add("POST", "/v1/sessions/{sid}/\(operation.rawValue)") { [self] request, params in
-        let key = sessionKey(params)
+        let key: SessionID?
+        do throws(APIProblem) { key = try sessionKey(params) } catch { return error.response }
         return mutation(request, key: key) { (claim, authorized) throws(APIProblem) in
           try mutate(request, authorized, operation: operation, idempotency: claim)
         }
       }
     }
     router.add("PUT", "/v1/sessions/{sid}/state") { [self] request, params in
-      let key = sessionKey(params)
+      let key: SessionID?
+      do throws(APIProblem) { key = try sessionKey(params) } catch { return error.response }
       return mutation(request, key: key) { (claim, authorized) throws(APIProblem) in
         try mutate(request, authorized, operation: .state, idempotency: claim)
       }
     }
     router.add("DELETE", "/v1/sessions/{sid}/coordinators/{cid}") { [self] request, params in
-      let key = sessionKey(params)
+      let key: SessionID?
+      do throws(APIProblem) { key = try sessionKey(params) } catch { return error.response }
       let coordinator = params["cid"] ?? ""
       return mutation(request, key: key) { (claim, authorized) throws(APIProblem) in
         try teardown(request, authorized, coordinator: coordinator, idempotency: claim)
@@ -95,7 +99,8 @@ public final class NavStateService: Sendable {
     }
     for (method, merge) in [("PUT", false), ("PATCH", true)] {
       router.add(method, "/v1/sessions/{sid}/context") { [self] request, params in
-        let key = sessionKey(params)
+        let key: SessionID?
+        do throws(APIProblem) { key = try sessionKey(params) } catch { return error.response }
         return mutation(request, key: key) { (claim, authorized) throws(APIProblem) in
           try setContext(request, authorized, merge: merge, idempotency: claim)
         }
@@ -104,7 +109,8 @@ public final class NavStateService: Sendable {
     for (method, clear) in [("PUT", false), ("DELETE", true)] {
       router.add(method, "/v1/sessions/{sid}/coordinators/{cid}/leave-guard") {
         [self] request, params in
-        let key = sessionKey(params)
+        let key: SessionID?
+        do throws(APIProblem) { key = try sessionKey(params) } catch { return error.response }
         let coordinator = params["cid"] ?? ""
         return mutation(request, key: key) { (claim, authorized) throws(APIProblem) in
           try setLeaveGuard(
@@ -119,7 +125,8 @@ public final class NavStateService: Sendable {
       answer { () throws(APIProblem) in try getRecording(request, key: sessionKey(params)) }
     }
     router.add("POST", "/v1/sessions/{sid}/restore") { [self] request, params in
-      let key = sessionKey(params)
+      let key: SessionID?
+      do throws(APIProblem) { key = try sessionKey(params) } catch { return error.response }
       return mutation(request, key: key) { (claim, authorized) throws(APIProblem) in
         try restore(request, authorized, idempotency: claim)
       }
@@ -140,10 +147,15 @@ public final class NavStateService: Sendable {
   ).prepared()
 
   /// The session a route's `{sid}` names, read from the path's bytes (nil: none can have it).
-  func sessionKey(_ params: PathParameters) -> SessionID? {
-    var key: SessionID?
-    params.withValue("sid") { id in key = id.flatMap(store.key(of:)) }
-    return key
+  /// With `--postgres`, the session's slot is loaded first if this node does not hold it: a
+  /// slot another node holds, or a database that cannot be reached, is 503 `store_unavailable`.
+  func sessionKey(_ params: PathParameters) throws(APIProblem) -> SessionID? {
+    var located: Result<SessionID?, EngineRefusal> = .success(nil)
+    params.withValue("sid") { id in
+      guard let id else { return }
+      located = Result { () throws(EngineRefusal) in try store.locate(id) }
+    }
+    return try engine { () throws(EngineRefusal) in try located.get() }
   }
 
   func answer(_ work: () throws(APIProblem) -> HTTPResponse) -> HTTPResponse {

@@ -4,6 +4,7 @@ public import MicroHTTPServer
 import NavStateAPI
 public import NavStateEngine
 public import NavStatePersistence
+public import NavStatePostgres
 import NavStateWire
 import NavigationCore
 
@@ -37,6 +38,9 @@ public final class NavStateApplication {
     public var snapshotInterval: Double = 60
     /// The `--node` name as given, to check against the data directory.
     public var node: String?
+    /// `--postgres` and its settings: sessions kept in PostgreSQL (exclusive with a data
+    /// directory; needs `store.node`).
+    public var postgres: PostgresSettings?
 
     public init() {}
   }
@@ -56,6 +60,9 @@ public final class NavStateApplication {
 
   /// Where sessions outlive the process: the data directory, or nowhere.
   var durability: any SessionDurability {
+    if let postgres = configuration.postgres, let node = configuration.store.node {
+      return PostgresDurability(settings: postgres, node: node)
+    }
     guard let path = configuration.dataDirectory else { return InMemoryDurability() }
     return DataDirectoryDurability(
       path: path, fsync: configuration.fsync, snapshotInterval: configuration.snapshotInterval,
@@ -229,7 +236,7 @@ public final class NavStateApplication {
         }
       throw StartupFailure(status: status, message: error.message)
     }
-    guard configuration.dataDirectory != nil else { return }
+    guard configuration.dataDirectory != nil || configuration.postgres != nil else { return }
     for warning in summary.warnings { logger.warning("\(warning)") }
     let elapsed = ContinuousClock.now - started
     logger.info(
@@ -256,6 +263,22 @@ public final class NavStateApplication {
     case .addressInUse, .cannotBind, .cannotResolveHost: return .portUnavailable
     case .invalidConfiguration: return .usage
     case .socketFailed, .daemonStartFailed: return .systemError
+    }
+  }
+}
+
+extension NavStateApplication {
+  /// `--import-from`: loads a data directory's sessions into PostgreSQL as `node`'s slot.
+  public static func importDataDirectory(
+    _ path: String, into settings: PostgresSettings, node: NodeName, configuration: Configuration
+  ) throws(StartupFailure) -> Int {
+    let store = SessionStore(
+      catalog: GraphCatalog(configuration.graphs), defaultGraph: configuration.defaultGraph,
+      configuration: configuration.store)
+    do {
+      return try DataDirectoryImport.run(path: path, into: settings, node: node, store: store)
+    } catch {
+      throw StartupFailure(status: error.isUsage ? .usage : .cannotOpenInput, message: error.description)
     }
   }
 }

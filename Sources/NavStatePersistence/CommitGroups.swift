@@ -3,16 +3,17 @@ import Synchronization
 
 /// Group commit, as PostgreSQL and Redis do it: records that arrive while a write is under way
 /// wait together in the open group, and once that write is done one of them (the leader) writes
-/// the whole group with one call of `write`: one copy into the journal file and one flush. Each caller waits
+/// the whole group with one call of `write`: one copy into the journal file and one flush (a
+/// `Batch` of bytes), or one statement in PostgreSQL (a batch of records). Each caller waits
 /// only until the group that holds its own record is done.
 ///
 /// Sleepers wait on their group's semaphore, not on a condition variable: with many threads
 /// waiting and waking at once, glibc 2.36's `pthread_cond_broadcast` was seen to spin for good in
 /// `__condvar_quiesce_and_switch_g1` (an `--fsync always` server under wrk, 64 connections).
-package final class CommitGroups: Sendable {
+package final class CommitGroups<Batch: RangeReplaceableCollection & Sendable>: Sendable {
   /// Records written together. Guarded by `state`'s lock, but for `wake`.
   fileprivate final class Group: @unchecked Sendable {
-    var bytes: [UInt8] = []
+    var batch = Batch()
     /// Callers asleep on `wake`.
     var sleepers = 0
     var done = false
@@ -40,7 +41,7 @@ package final class CommitGroups: Sendable {
 
   /// Adds `record` to the open group and returns once the group was written: what `write`
   /// answered for it (a group is written whole or not at all).
-  package func commit(_ record: [UInt8], write: ([UInt8]) -> Bool) -> Bool {
+  package func commit(_ record: Batch, write: (Batch) -> Bool) -> Bool {
     wait(for: enqueue(record), write: write)
   }
 
@@ -48,10 +49,10 @@ package final class CommitGroups: Sendable {
   /// while it enqueues (a session's) fixes the order of its records, and waits with
   /// ``wait(for:write:)`` once it let go of the lock. Every ticket must be waited for, once:
   /// the group's leader hands the lead to a waiter of the next group.
-  package func enqueue(_ record: [UInt8]) -> Ticket {
+  package func enqueue(_ record: Batch) -> Ticket {
     state.withLock { state -> Ticket in
       let group = state.open
-      group.bytes += record
+      group.batch += record
       guard !state.leading else {
         group.sleepers += 1
         return Ticket(group: group, leads: false)
@@ -64,7 +65,7 @@ package final class CommitGroups: Sendable {
 
   /// Returns once the ticket's group was written (writing it, when this caller leads): what
   /// `write` answered for it.
-  package func wait(for ticket: Ticket, write: ([UInt8]) -> Bool) -> Bool {
+  package func wait(for ticket: Ticket, write: (Batch) -> Bool) -> Bool {
     let group = ticket.group
     if !ticket.leads {
       group.wake.wait()
@@ -76,8 +77,8 @@ package final class CommitGroups: Sendable {
 
   /// Writes `group`; then hands the lead to one sleeper of the group that opened meanwhile (it
   /// stays closed to new records from then on), or, with none, leaves the next caller to lead.
-  private func lead(_ group: Group, _ write: ([UInt8]) -> Bool) -> Bool {
-    let written = write(group.bytes)
+  private func lead(_ group: Group, _ write: (Batch) -> Bool) -> Bool {
+    let written = write(group.batch)
     let (sleepers, next) = state.withLock { state -> (Int, Group?) in
       group.done = true
       group.written = written

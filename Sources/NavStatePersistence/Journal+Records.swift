@@ -30,6 +30,23 @@ extension Journal {
       }
       return bytes
     }
+
+    /// `record` and the backend feed's items it made, in one record (`fed`), so that a store
+    /// keeps both or neither; `record` itself when it made none.
+    package static func withFeed(_ record: consuming Record, _ feed: [FeedItem]) -> Record {
+      guard !feed.isEmpty else { return record }
+      let inner = record.bytes[8...]
+      var fed = Record(.fed, capacity: inner.count + feed.count * 96)
+      fed.body { body in
+        body.appendVarint(UInt64(inner.count))
+        body += inner
+        body += FeedItem.encode(feed)
+      }
+      return fed
+    }
+
+    /// The payload a store keeps when it frames records itself (a database row): tag and body.
+    package var payload: [UInt8] { Array(bytes[8...]) }
   }
 
   /// A change; with `decided`, the `Idempotency-Key` it answered and the answer, in the same

@@ -91,7 +91,7 @@ public final class Journal: Sendable {
   /// `always` too (the group waits anyway), for `everysec` outside it.
   private let file: Mutex<State>
   /// With `always`: concurrent changes share one flush.
-  private let groups = CommitGroups()
+  private let groups = CommitGroups<[UInt8]>()
 
   /// Makes a file's writes durable: `fdatasync`, true if it succeeded (tests make it fail).
   private let flush: @Sendable (Int32) -> Bool
@@ -139,19 +139,7 @@ public final class Journal: Sendable {
   /// and is written and flushed when the receipt is waited for, with the lock let go. With
   /// `everysec` and `no`, the record is written now.
   package func receipt(for record: consuming Record, feed: [FeedItem] = []) -> StorageReceipt {
-    let bytes: [UInt8]
-    if feed.isEmpty {
-      bytes = record.sealed()
-    } else {
-      let inner = record.bytes[8...]
-      var fed = Record(.fed, capacity: inner.count + feed.count * 96)
-      fed.body { body in
-        body.appendVarint(UInt64(inner.count))
-        body += inner
-        body += FeedItem.encode(feed)
-      }
-      bytes = fed.sealed()
-    }
+    let bytes = Record.withFeed(record, feed).sealed()
     guard policy == .always else { return write(bytes, flushing: false) ? .stored : .refused }
     return .pending(GroupFlush(journal: self, ticket: groups.enqueue(bytes)))
   }
@@ -159,7 +147,7 @@ public final class Journal: Sendable {
   /// A record queued in a commit group: written and flushed with its group when waited for.
   private struct GroupFlush: StorageConfirmation {
     let journal: Journal
-    let ticket: CommitGroups.Ticket
+    let ticket: CommitGroups<[UInt8]>.Ticket
 
     func wait() -> Bool {
       journal.groups.wait(for: ticket) { journal.write($0, flushing: true) }

@@ -1,5 +1,5 @@
 import NavJSON
-import NavStateEngine
+package import NavStateEngine
 import NavStateWire
 import NavigationCore
 import Synchronization
@@ -14,10 +14,12 @@ import Synchronization
 /// command applied again (the version it made and its times checked), a migration, an end, a
 /// settled idempotency key. A record the sessions already hold (from a snapshot, or an earlier
 /// record) is skipped, told apart by its version.
-enum RecordReplay {
+package enum RecordReplay {
   /// Applies one journal record; false when the snapshot (or an earlier record) already has it.
-  static func replay(
-    _ payload: [UInt8], into sessions: inout [SessionID: SessionRecord], store: SessionStore
+  /// `node`: the slot the sessions belong to (nil: this node's).
+  package static func replay(
+    _ payload: [UInt8], into sessions: inout [SessionID: SessionRecord], store: SessionStore,
+    node: NodeName? = nil
   ) throws(SessionArchive.Damage) -> Bool {
     var reader = ByteReader(payload, at: 1)
     func need<T>(_ value: T?, _ what: String) throws(SessionArchive.Damage) -> T {
@@ -34,7 +36,7 @@ enum RecordReplay {
         Array(payload[reader.offset...]),
         graph: { store.catalog.graph($0, version: graphVersion) },
         historyGraph: { store.catalog.graph($0, version: $1) },
-        configuration: store.configuration)
+        configuration: store.configuration, node: node)
       guard sessions[record.key] == nil else { return false }
       sessions[record.key] = record
       return true
@@ -104,7 +106,8 @@ enum RecordReplay {
       let length = try need(reader.count(), "record")
       guard length >= 1 else { throw SessionArchive.Damage(reason: "cannot read its record") }
       return try replay(
-        Array(payload[reader.offset..<reader.offset + length]), into: &sessions, store: store)
+        Array(payload[reader.offset..<reader.offset + length]), into: &sessions, store: store,
+        node: node)
     case nil:
       throw SessionArchive.Damage(reason: "unknown record")
     }

@@ -48,7 +48,7 @@ package enum SessionArchive {
   package static func decode(
     _ bytes: [UInt8], graph: (String) -> RouteGraph?,
     historyGraph: (String, Int) -> RouteGraph? = { _, _ in nil },
-    configuration: StoreConfiguration
+    configuration: StoreConfiguration, node: NodeName? = nil
   ) throws(Damage) -> SessionRecord {
     var reader = ByteReader(bytes)
     func need<T>(_ value: T?, _ what: String) throws(Damage) -> T {
@@ -114,7 +114,7 @@ package enum SessionArchive {
     for (key, decision) in decisions { data.settle(key, with: decision) }
     data.accountedBytes = MemoryFootprint.session(data)
     return SessionRecord(
-      key: key, node: configuration.node, token: token, createdAt: createdAt, client: client,
+      key: key, node: node ?? configuration.node, token: token, createdAt: createdAt, client: client,
       data: data)
   }
 }

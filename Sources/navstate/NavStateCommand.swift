@@ -6,6 +6,7 @@ import NavStateAPI
 import NavStateApp
 import NavStateEngine
 import NavStatePersistence
+import NavStatePostgres
 import NavigationCore
 
 #if canImport(Glibc)
@@ -45,7 +46,7 @@ struct NavStateCommand: ParsableCommand {
 
   @Option(
     help:
-      "HTTP worker threads (default: the number of cores; with --data-dir and --fsync always, at least 32, so that concurrent changes share their flushes)."
+      "HTTP worker threads (default: the number of cores; with --data-dir and --fsync always, or with --postgres, at least 32, so that concurrent changes share their flushes or commits)."
   )
   var threads: Int?
 
@@ -168,6 +169,30 @@ struct NavStateCommand: ParsableCommand {
 
   @Option(
     help: ArgumentHelp(
+      "Keep sessions in PostgreSQL 15 or later instead of a --data-dir: postgres://user[:password]@host[:port]/database, or host=... port=... keywords. Every change is committed there before it is answered; sessions stay in memory, and each node holds the sessions it made (its slot) under a lease; when a node dies, another takes its slot over once the lease runs out. Needs --node. The tables are made at first start.",
+      valueName: "url"))
+  var postgres: String?
+
+  @Option(
+    help: ArgumentHelp(
+      "With --postgres, seconds a commit (or a connection) may take; a change not committed in time is refused with 503 store_unavailable.",
+      valueName: "seconds"))
+  var postgresTimeout: Double = 2
+
+  @Option(
+    help: ArgumentHelp(
+      "With --postgres, seconds a node's lease on its sessions lasts unless renewed (renewed four times per lease): how long a dead node's sessions wait before another node serves them.",
+      valueName: "seconds"))
+  var leaseSeconds: Double = 10
+
+  @Option(
+    help: ArgumentHelp(
+      "With --postgres and --node: load the sessions of this --data-dir directory (written by a server with the same --node) into PostgreSQL, then exit without serving. Stop the server that uses the directory first.",
+      valueName: "directory"))
+  var importFrom: String?
+
+  @Option(
+    help: ArgumentHelp(
       "A file of the app's backend keys, one per line (at least 32 printable ASCII characters, no spaces, not the shape of a session token). A request with one as its bearer token is a backend call: it may call any session, set a session's context and load graphs. Without it there are no backend calls.",
       valueName: "file"))
   var backendKeyFile: String?
@@ -233,6 +258,25 @@ struct NavStateCommand: ParsableCommand {
     guard dataDir.map({ !$0.isEmpty }) ?? true else {
       throw ValidationError("--data-dir must name a directory")
     }
+    if postgres != nil {
+      guard dataDir == nil else {
+        throw ValidationError(
+          "--postgres and --data-dir are exclusive: sessions live in one place (load a directory into PostgreSQL with --import-from)"
+        )
+      }
+      guard node != nil else {
+        throw ValidationError(
+          "--postgres needs --node: each node's sessions are a slot named after it")
+      }
+      guard postgresTimeout > 0, postgresTimeout <= 3600 else {
+        throw ValidationError("--postgres-timeout must be more than 0 and at most 3600")
+      }
+      guard leaseSeconds >= 1, leaseSeconds <= 3600 else {
+        throw ValidationError("--lease-seconds must be from 1 to 3600")
+      }
+    } else if importFrom != nil {
+      throw ValidationError("--import-from needs --postgres and --node")
+    }
     guard maxMemory >= 16, maxMemory <= 1 << 30 else {
       throw ValidationError("--max-memory must be at least 16 (MiB)")
     }
@@ -279,13 +323,16 @@ struct NavStateCommand: ParsableCommand {
     configuration.dataDirectory = dataDir
     configuration.fsync = fsync.policy
     configuration.snapshotInterval = snapshotInterval
+    configuration.postgres = postgres.map {
+      PostgresSettings(url: $0, timeout: postgresTimeout, leaseSeconds: leaseSeconds)
+    }
     if let backendKeyFile {
       configuration.store.backendKeys = try StartupFiles.backendKeys(file: backendKeyFile)
     }
     configuration.store.sessionCreation = sessionCreation.policy
     if let threads {
       configuration.server.threads = threads
-    } else if dataDir != nil, fsync == .always {
+    } else if (dataDir != nil && fsync == .always) || postgres != nil {
       // A thread waits while its change is flushed; the changes of the others that arrive
       // meanwhile share the next flush (group commit), so more threads make larger groups.
       // Measured (Benchmarks/journal, 2 cores): 0.08x of no journal with 2 threads, 0.31x with 32.
@@ -298,6 +345,12 @@ struct NavStateCommand: ParsableCommand {
     configuration.server.connectionTimeoutSeconds = idleTimeout
     configuration.server.headerTimeoutSeconds = headerTimeout
     configuration.server.allowedHosts = allowedHosts
+    if let importFrom, let postgres = configuration.postgres, let node = configuration.store.node {
+      let count = try NavStateApplication.importDataDirectory(
+        importFrom, into: postgres, node: node, configuration: configuration)
+      print("imported \(count) sessions of slot \(node.name) from \(importFrom)")
+      return
+    }
     let application = NavStateApplication(
       configuration: configuration, logger: Logger(label: "navstate"))
     try application.run()

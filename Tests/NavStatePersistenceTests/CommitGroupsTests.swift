@@ -24,7 +24,7 @@ import Testing
 
   @Test("concurrent commits are each written once, sharing writes while one is under way")
   func everyRecordOnceInFewerWrites() {
-    let groups = CommitGroups()
+    let groups = CommitGroups<[UInt8]>()
     let written = Mutex<[[UInt8]]>([])
     let answers = Atomic<Int>(0)
     let (threads, count) = (16, 25)
@@ -57,7 +57,7 @@ import Testing
 
   @Test("a group whose write fails is refused, every caller in it; the next group may succeed")
   func failedGroupIsRefused() {
-    let groups = CommitGroups()
+    let groups = CommitGroups<[UInt8]>()
     let failNext = Atomic<Bool>(true)
     let outcomes = Mutex<[(record: UInt8, ok: Bool)]>([])
     let refusedBytes = Mutex<[UInt8]>([])

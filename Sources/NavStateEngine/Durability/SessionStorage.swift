@@ -32,6 +32,13 @@ package protocol SessionStorage: Sendable {
   /// A graph version loaded while running, kept so that sessions on it outlive a restart.
   /// Called with no session's lock held; returns once it is kept (or could not be).
   func recordGraph(_ version: GraphCatalog.Version) -> Bool
+  /// What a refused record answers: `journal_unavailable` for a data directory,
+  /// `store_unavailable` for a database.
+  var refusal: EngineRefusal { get }
+}
+
+extension SessionStorage {
+  package var refusal: EngineRefusal { .journalUnavailable }
 }
 
 /// What a store did with a record.

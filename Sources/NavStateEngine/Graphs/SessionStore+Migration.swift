@@ -63,7 +63,7 @@ extension SessionStore {
       data.activeSince = undo.3
       data.history.removeNewest()
       giveUp(feedItems)
-      throw EngineRefusal.journalUnavailable
+      throw storage.refusal
     }
     show(feedItems)
     // The tree's encoding may keep its shape while its routes and params changed.
@@ -146,7 +146,7 @@ extension SessionStore {
       if let newest = catalog.newest(version.graph.name), newest.version >= version.graph.version {
         throw EngineRefusal.graphVersionExists(name: newest.name, newest: newest.version)
       }
-      if let storage, !storage.recordGraph(version) { throw EngineRefusal.journalUnavailable }
+      if let storage, !storage.recordGraph(version) { throw storage.refusal }
       try catalog.add(version)
     }
   }

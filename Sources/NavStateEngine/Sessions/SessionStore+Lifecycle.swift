@@ -70,7 +70,7 @@ extension SessionStore {
           registry.remove(record.key)
           admission.release(of: client)
           memory.add(-data.accountedBytes)
-          throw EngineRefusal.journalUnavailable
+          throw storage.refusal
         }
         show(feedItems)
         registry.coordinatorCount.wrappingAdd(navigation.liveCount, ordering: .relaxed)
@@ -135,7 +135,7 @@ extension SessionStore {
         // Not kept: the feed shows none of it (a restart expires the session again, and
         // makes its items then).
         giveUp(feedItems)
-        if reason == .deleted { throw EngineRefusal.journalUnavailable }
+        if reason == .deleted { throw storage.refusal }
         feedItems = []
       }
       // Kept (or kept nowhere): the items are shown whatever follows, as a restart reads them.

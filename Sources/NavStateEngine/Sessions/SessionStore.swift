@@ -35,6 +35,7 @@ public final class SessionStore: Sendable {
   package let presence = PresenceBoard()
   /// Where accepted changes are kept before they are answered (`--data-dir`); nil: nowhere.
   private let storageSlot = Mutex<(any SessionStorage)?>(nil)
+  let loaderSlot = Mutex<(any SessionLoader)?>(nil)
   /// Held across a graph load's check, save and catalog entry, so that two loads of one version
   /// (two PUTs, a PUT and SIGHUP) cannot both pass the check: what is answered, served and saved
   /// is one version's bytes.

@@ -27,6 +27,9 @@ public enum EngineRefusal: Error, Sendable {
   case tooManyStreamsForClient(cap: Int)
   /// The journal could not record the change, so it was not made.
   case journalUnavailable
+  /// The database that keeps sessions (`--postgres`) did not keep the change, or this node no
+  /// longer holds the session's lease: it was not made. `retryAfter` in seconds.
+  case storeUnavailable(reason: String, retryAfter: Int)
   /// A graph version was loaded that is not newer than the newest loaded.
   case graphVersionExists(name: String, newest: Int)
   /// A request with this `Idempotency-Key` is being decided.

@@ -243,7 +243,7 @@ extension SessionStore {
         case .refused:
           undo.restore(&data)
           giveUp(feedItems)
-          throw EngineRefusal.journalUnavailable
+          throw storage.refusal
         case .pending(let confirmation):
           // Answered once kept: the rest happens after the wait, under the lock again.
           if decided == nil {
@@ -333,7 +333,7 @@ extension SessionStore {
         waiting.undo.restore(&data)
         reaccount(&data)
         giveUp(waiting.feed)
-        throw EngineRefusal.journalUnavailable
+        throw storage?.refusal ?? EngineRefusal.journalUnavailable
       }
       // No stream opened meanwhile: a subscription waits at the commit gate too.
       publish(waiting.entries, decided: waiting.decided, in: &data)

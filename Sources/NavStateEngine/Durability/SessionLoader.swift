@@ -1,0 +1,72 @@
+import NavigationCore
+import Synchronization
+
+/// Sessions kept in a database shared by the nodes (`--postgres`), held in memory by one node at
+/// a time. Each session belongs to a slot, named by its id's prefix (the name of the node that
+/// made it); a node serves the sessions of the slots it holds a lease on, and takes a slot over
+/// (loading its sessions) when its holder's lease has run out.
+package protocol SessionLoader: Sendable {
+  /// Makes the sessions of `slot` present in the store, claiming its lease if no live node holds
+  /// it; refuses (`storeUnavailable`) when another node holds it or the database cannot say.
+  /// Called on a request for a session of a slot that ``holds(_:)`` says is not held.
+  func load(slot: NodeName) throws(EngineRefusal)
+  /// Whether this node holds `slot` now (cheap: called on every request of this mode).
+  func holds(_ slot: NodeName) -> Bool
+}
+
+extension SessionStore {
+  /// From now on, ids of any slot are accepted, and a slot not held is loaded on demand.
+  package func attach(loader: any SessionLoader) {
+    loaderSlot.withLock { $0 = loader }
+  }
+
+  package var loader: (any SessionLoader)? { loaderSlot.withLock { $0 } }
+
+  /// The key of `id` once its session is present here: with a ``SessionLoader``, the id's slot is
+  /// loaded first if this node does not hold it (which may refuse with `storeUnavailable`).
+  /// Nil: no session can have this id.
+  package func locate(_ id: UnsafeBufferPointer<UInt8>) throws(EngineRefusal) -> SessionID? {
+    guard let loader else { return key(of: id) }
+    guard let dot = id.lastIndex(of: UInt8(ascii: ".")), id.count - dot - 1 == 22,
+      let key = SessionID(bytes: UnsafeBufferPointer(rebasing: id[(dot + 1)...]))
+    else { return nil }
+    if let home = configuration.node, id.starts(with: home.prefix.utf8),
+      dot == home.prefix.utf8.count - 1
+    {
+      if !loader.holds(home) { try loader.load(slot: home) }
+      return key
+    }
+    let name = String(decoding: UnsafeBufferPointer(rebasing: id[..<dot]), as: UTF8.self)
+    guard let slot = NodeName(name) else { return nil }
+    if !loader.holds(slot) { try loader.load(slot: slot) }
+    return key
+  }
+
+  /// Lets go of the sessions `belongs` picks, without ending them: their lease was lost or given
+  /// back, and another node serves them from the database now. Their streams end (a client
+  /// reconnects, through the proxy, to the node that holds them next); nothing is recorded.
+  @discardableResult
+  package func evict(where belongs: (SessionRecord) -> Bool) -> Int {
+    var chosen: [SessionRecord] = []
+    registry.forEach { if belongs($0) { chosen.append($0) } }
+    var evicted = 0
+    for record in chosen {
+      let gone = record.data.withLock { data -> (streams: [any EventSink], live: Int)? in
+        guard !data.ended, registry.remove(record.key) != nil else { return nil }
+        // Marked ended so that a request that found the record before cannot change it here.
+        data.ended = true
+        memory.add(-data.accountedBytes)
+        data.accountedBytes = 0
+        let streams = data.subscribers.map(\.sink)
+        data.subscribers.removeAll()
+        return (streams, data.navigation.liveCount)
+      }
+      guard let gone else { continue }
+      evicted += 1
+      admission.release(of: record.client)
+      registry.coordinatorCount.wrappingAdd(-gone.live, ordering: .relaxed)
+      for sink in gone.streams { sink.finish() }
+    }
+    return evicted
+  }
+}

@@ -1,0 +1,106 @@
+public import NavStateEngine
+import NavStatePersistence
+import PostgresClient
+import Synchronization
+
+/// Moving in: the sessions of a `--data-dir` written into PostgreSQL as the slot of the node that
+/// wrote them, so that `--postgres` with the same `--node` serves them, ids and tokens unchanged.
+public enum DataDirectoryImport {
+  public struct Failure: Error, CustomStringConvertible {
+    public var description: String
+    /// The input cannot be used (a directory of another node; a slot that already has sessions).
+    public var isUsage: Bool
+  }
+
+  /// Reads `path` into `store` (a store of the graphs the server runs with) and writes every
+  /// session to the slot `node`, which must have none yet. Returns how many were written.
+  public static func run(
+    path: String, into settings: PostgresSettings, node: NodeName, store: SessionStore
+  ) throws(Failure) -> Int {
+    do {
+      let directory = try DataDirectory(path: path)
+      if case .other(let recorded) = try directory.claim(node: node.name) {
+        throw Failure(
+          description:
+            "\(path) holds the sessions of a server started with \(recorded.map { "--node \($0)" } ?? "no --node"), not --node \(node.name): its ids name that node",
+          isUsage: true)
+      }
+      _ = try directory.load(into: store, journal: nil)
+    } catch let failure as Failure {
+      throw failure
+    } catch {
+      throw Failure(description: "cannot read \(path): \(error)", isUsage: false)
+    }
+    let durability = PostgresDurability(settings: settings, node: node)
+    do {
+      return try durability.importSessions(of: store)
+    } catch {
+      throw Failure(description: error.description, isUsage: error.isUsage)
+    }
+  }
+}
+
+extension PostgresDurability {
+  /// Writes every session of `store` as a creation record of this node's slot, in groups of
+  /// 500 rows, through the fenced commit statement, then gives the slot back.
+  func importSessions(of store: SessionStore) throws(DataDirectoryImport.Failure) -> Int {
+    func failed(_ error: PostgresError) -> DataDirectoryImport.Failure {
+      DataDirectoryImport.Failure(description: "\(source): \(error)", isUsage: false)
+    }
+    do throws(Schema.SchemaFailure) {
+      try Schema.prepare(database)
+    } catch {
+      switch error {
+      case .newer(let version):
+        throw DataDirectoryImport.Failure(
+          description: "the schema in \(source) is version \(version), newer than this server's",
+          isUsage: false)
+      case .database(let failure): throw failed(failure)
+      }
+    }
+    do throws(PostgresError) {
+      for version in store.catalog.allVersions where !version.source.isEmpty {
+        try GraphRows.save(version, to: database)
+      }
+      let existing = try database.query(
+        "SELECT count(*)::int8 FROM navstate_records WHERE slot = $1", [.text(node.name)])
+      guard existing.integer(0, 0) == 0 else {
+        throw PostgresError(.server(""), "slot \(node.name) already has sessions in PostgreSQL")
+      }
+      guard try leases.claim(node) != nil else {
+        throw PostgresError(.server(""), "a live node holds slot \(node.name): stop it first")
+      }
+      leases.markReady(node.name)
+      defer { leases.releaseAll() }
+      let storage = PostgresStorage(database: database, leases: leases) {}
+      var batch: [PostgresStorage.Pending] = []
+      var count = 0
+      var failure: PostgresError?
+      func flush() {
+        guard !batch.isEmpty, failure == nil else { return }
+        if !storage.commit(batch) {
+          failure = PostgresError(.unreachable, "a group of sessions was not committed")
+        }
+        count += batch.count
+        batch = []
+      }
+      store.forEachSession { record in
+        let payload = record.data.withLock { data in
+          Journal.session(record, data).payload
+        }
+        batch.append(
+          PostgresStorage.Pending(
+            slot: node.name, session: PostgresStorage.key(record.key), payload: payload))
+        if batch.count == 500 { flush() }
+      }
+      flush()
+      if let failure { throw failure }
+      return count
+    } catch {
+      if case .server = error.kind {
+        throw DataDirectoryImport.Failure(description: error.message, isUsage: true)
+      }
+      throw failed(error)
+    }
+  }
+}

@@ -1,0 +1,181 @@
+public import NavStateEngine
+import NavStatePersistence
+import PostgresClient
+import Synchronization
+
+/// `--postgres` as the application sees it (``SessionDurability``), and the engine's
+/// ``SessionLoader``: at start the schema, the graphs and this node's own slot; while it runs the
+/// lease duty; on demand the slot of another node whose lease ran out; at a stop, every slot
+/// given back.
+public final class PostgresDurability: SessionDurability, SessionLoader {
+  public let settings: PostgresSettings
+  public let node: NodeName
+  let database: Database
+  let leases: SlotLeases
+  private let storage: Mutex<PostgresStorage?> = Mutex(nil)
+  private let attached = Mutex<WeakStore>(WeakStore())
+  /// One claim and load at a time: requests for a slot being loaded wait for it.
+  private let loading = Mutex(())
+
+  private struct WeakStore { weak var store: SessionStore? }
+
+  public init(settings: PostgresSettings, node: NodeName) {
+    self.settings = settings
+    self.node = node
+    database = Database(url: settings.url, timeout: settings.timeout)
+    leases = SlotLeases(home: node, settings: settings, database: database)
+  }
+
+  /// Where the sessions are, for the log: the database, without a password.
+  var source: String { "PostgreSQL (" + PostgresURL.redacted(settings.url) + ")" }
+
+  public func restore(into store: SessionStore) throws(DurabilityFailure) -> RestoreSummary {
+    do throws(Schema.SchemaFailure) {
+      try Schema.prepare(database)
+    } catch {
+      switch error {
+      case .newer(let version):
+        throw DurabilityFailure(
+          .badData,
+          "the schema in \(source) is version \(version), newer than this server's (\(Schema.version)): run a NavState that knows it"
+        )
+      case .database(let failure):
+        throw DurabilityFailure(.cannotOpen, "cannot use \(source): \(failure)")
+      }
+    }
+    let conflicts: [GraphRows.Conflict]
+    do throws(PostgresError) {
+      for version in store.catalog.allVersions where !version.source.isEmpty {
+        try GraphRows.save(version, to: database)
+      }
+      conflicts = try GraphRows.load(
+        into: store.catalog, from: database, timeout: settings.loadTimeout)
+    } catch {
+      throw DurabilityFailure(.cannotOpen, "cannot read the graphs in \(source): \(error)")
+    }
+    if let conflict = conflicts.first { throw DurabilityFailure(.badData, conflict.description) }
+    let storage = PostgresStorage(database: database, leases: leases) { [weak self] in
+      self?.renewNow()
+    }
+    self.storage.withLock { $0 = storage }
+    attached.withLock { $0.store = store }
+    store.attach(storage)
+    store.attach(loader: self)
+    // This node's own slot, unless a live process holds it (this node's previous process,
+    // killed less than a lease ago, or another node that took it over): claimed by the lease
+    // duty once free, and served from then on.
+    var warnings: [String] = []
+    var sessions = 0
+    do {
+      sessions = try claimAndLoad(node, into: store) ?? 0
+      if !leases.holds(node.name) {
+        warnings.append(
+          "slot \(node.name) is held by another live process; its sessions are served once it gives the slot back or its lease runs out (\(settings.leaseSeconds) s)"
+        )
+      }
+    } catch {
+      throw DurabilityFailure(.cannotOpen, "cannot load slot \(node.name) from \(source)")
+    }
+    return RestoreSummary(sessions: sessions, replayed: 0, source: source, warnings: warnings)
+  }
+
+  public func duties(for store: SessionStore) -> [Duty] {
+    [
+      Duty(label: "navstate.postgres.leases", interval: settings.renewInterval) { [self] in
+        keepLeases()
+      }
+    ]
+  }
+
+  public func finish(_ store: SessionStore) -> [String] {
+    leases.releaseAll()
+    database.close()
+    return []
+  }
+
+  // MARK: SessionLoader
+
+  package func holds(_ slot: NodeName) -> Bool { leases.holds(slot.name) }
+
+  package func load(slot: NodeName) throws(EngineRefusal) {
+    guard let store = attached.withLock({ $0.store }) else {
+      throw EngineRefusal.storeUnavailable(reason: "the server is stopping", retryAfter: 1)
+    }
+    let loaded: Int?
+    do {
+      loaded = try claimAndLoad(slot, into: store)
+    } catch {
+      throw EngineRefusal.storeUnavailable(
+        reason: "PostgreSQL cannot be reached to load the session", retryAfter: 1)
+    }
+    guard loaded != nil || leases.holds(slot.name) else {
+      throw EngineRefusal.storeUnavailable(
+        reason: "another node holds this session's lease (it is handing it over, or its lease has not run out yet)",
+        retryAfter: 1)
+    }
+  }
+
+  /// Claims `slot` and loads its sessions; the number loaded, or nil when another live process
+  /// holds it (or this node already did).
+  private func claimAndLoad(_ slot: NodeName, into store: SessionStore) throws(PostgresError)
+    -> Int?
+  {
+    try loading.withLock { _ throws(PostgresError) -> Int? in
+      guard !leases.holds(slot.name) else { return nil }
+      guard try leases.claim(slot) != nil else { return nil }
+      do throws(PostgresError) {
+        let count = try SlotLoad.load(slot, into: store, from: database, settings: settings)
+        leases.markReady(slot.name)
+        return count
+      } catch {
+        // Not served half loaded: given back, and claimed again by the next request.
+        try? leases.release(slot.name)
+        store.evict { $0.node?.name == slot.name }
+        throw error
+      }
+    }
+  }
+
+  /// The lease duty: renew every slot; let go of the lost ones; give back the ones their home
+  /// node asks for; load again the ones with a commit in doubt; claim this node's own slot if
+  /// it is not held; delete the rows of ended sessions.
+  private func keepLeases() -> String? {
+    guard let store = attached.withLock({ $0.store }), let storage = storage.withLock({ $0 })
+    else { return nil }
+    let renewal = leases.renew()
+    for slot in renewal.lost { store.evict { $0.node?.name == slot } }
+    var problems: [String] = renewal.lost.map { "lost the lease of slot \($0)" }
+    for slot in renewal.wanted {
+      do {
+        try loading.withLock { _ throws(PostgresError) in try leases.release(slot) }
+        store.evict { $0.node?.name == slot }
+        problems.append("gave slot \(slot) back to its node")
+      } catch {
+        problems.append("could not give slot \(slot) back: \(error)")
+      }
+    }
+    for slot in storage.takeDoubtful() {
+      guard let name = NodeName(slot) else { continue }
+      do {
+        try loading.withLock { _ throws(PostgresError) in
+          leases.forget(slot)
+          store.evict { $0.node?.name == slot }
+          // Still held in the database (the same epoch): claimed again only if it ran out.
+          try leases.release(slot)
+        }
+        _ = try claimAndLoad(name, into: store)
+      } catch {
+        storage.doubt(slot)
+      }
+    }
+    if !leases.holds(node.name) { _ = try? claimAndLoad(node, into: store) }
+    storage.deleteEnded()
+    return problems.isEmpty ? nil : problems.joined(separator: "; ")
+  }
+
+  /// After a commit the fencing check stopped: renew at once, so lost slots go now.
+  private func renewNow() {
+    guard let store = attached.withLock({ $0.store }) else { return }
+    for slot in leases.renew().lost { store.evict { $0.node?.name == slot } }
+  }
+}

@@ -1,0 +1,200 @@
+import NavStateEngine
+import NavStatePersistence
+import NavigationCore
+import PostgresClient
+import Synchronization
+
+/// The engine's ``SessionStorage`` in PostgreSQL: each record (in the journal's binary format)
+/// becomes a row of `navstate_records`, committed before the change is answered or streamed.
+///
+/// Records that arrive while a commit is under way wait together, and the next commit writes
+/// them all with one statement: three array parameters (slots, sessions, payloads) unnested
+/// into rows, whatever their number, and the fencing check of their slots in the same statement
+/// (``SlotLeases``).
+///
+/// A commit that PostgreSQL refused, or that the fencing check stopped, is not kept: the change
+/// is refused. One with no answer in time (`--postgres-timeout`) may or may not have been
+/// committed: it is refused too, and its sessions are in doubt, so that nothing is built on a
+/// state that may not be the stored one. Their later changes are refused until their slot is
+/// loaded again from the database (``PostgresDurability``); a client's retry with the same
+/// `Idempotency-Key` then gets the first answer if the change was kept.
+final class PostgresStorage: SessionStorage {
+  struct Pending: Sendable {
+    var slot: String
+    var session: [UInt8]
+    var payload: [UInt8]
+  }
+
+  let database: Database
+  let leases: SlotLeases
+  private let groups = CommitGroups<[Pending]>()
+  /// Slots with a commit in doubt, to load again once the database answers.
+  private let doubtful = Mutex<Set<String>>([])
+  /// Sessions whose end was committed: their rows are deleted by the lease duty.
+  private let endedSessions = Mutex<[[UInt8]]>([])
+  /// Called after a commit the fencing check stopped: the slots are looked at again at once.
+  let fenced: @Sendable () -> Void
+
+  init(database: Database, leases: SlotLeases, fenced: @escaping @Sendable () -> Void) {
+    self.database = database
+    self.leases = leases
+    self.fenced = fenced
+  }
+
+  var confirmsLater: Bool { true }
+
+  var refusal: EngineRefusal {
+    .storeUnavailable(
+      reason:
+        "PostgreSQL did not keep the change in time, or this node no longer holds the session's lease",
+      retryAfter: 1)
+  }
+
+  static func key(_ id: SessionID) -> [UInt8] {
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(16)
+    for word in [id.high, id.low] {
+      for shift in stride(from: 56, through: 0, by: -8) {
+        bytes.append(UInt8(truncatingIfNeeded: word >> UInt64(shift)))
+      }
+    }
+    return bytes
+  }
+
+  private func receipt(
+    _ session: SessionRecord, _ record: consuming Journal.Record, feed: [FeedItem] = [],
+    ended: Bool = false
+  ) -> StorageReceipt {
+    let slot = session.node?.name ?? leases.home.name
+    guard leases.holds(slot), !doubtful.withLock({ $0.contains(slot) }) else { return .refused }
+    let pending = Pending(
+      slot: slot, session: Self.key(session.key),
+      payload: Journal.Record.withFeed(record, feed).payload)
+    let ticket = groups.enqueue([pending])
+    return .pending(
+      Confirmation(storage: self, ticket: ticket, endedSession: ended ? pending.session : nil))
+  }
+
+  private struct Confirmation: StorageConfirmation {
+    let storage: PostgresStorage
+    let ticket: CommitGroups<[Pending]>.Ticket
+    let endedSession: [UInt8]?
+
+    func wait() -> Bool {
+      let kept = storage.groups.wait(for: ticket) { storage.commit($0) }
+      if kept, let endedSession { storage.endedSessions.withLock { $0.append(endedSession) } }
+      return kept
+    }
+  }
+
+  static let commitStatement = """
+    WITH held AS (
+      SELECT s.slot FROM navstate_slots AS s
+      JOIN unnest($1::text[], $2::int8[]) AS f(slot, epoch) ON s.slot = f.slot AND s.epoch = f.epoch
+      WHERE s.owner = $3 AND s.lease_until > now()
+      FOR SHARE OF s
+    ), written AS (
+      INSERT INTO navstate_records (slot, session, payload)
+      SELECT r.slot, r.session, r.payload
+      FROM unnest($4::text[], $5::bytea[], $6::bytea[]) WITH ORDINALITY AS r(slot, session, payload, n)
+      WHERE (SELECT count(*) FROM held) = cardinality($1::text[])
+      ORDER BY r.n
+      RETURNING 1
+    )
+    SELECT count(*)::int8 FROM written
+    """
+
+  /// Writes a group in one statement; true when every record of it was committed.
+  func commit(_ batch: [Pending]) -> Bool {
+    let slots = Set(batch.map(\.slot))
+    guard let epochs = leases.epochs(of: slots) else { return false }
+    do {
+      let rows = try database.query(
+        Self.commitStatement,
+        [
+          .textArray(epochs.map(\.slot)), .int64Array(epochs.map(\.epoch)), .text(leases.owner),
+          .textArray(batch.map(\.slot)), .bytesArray(batch.map(\.session)),
+          .bytesArray(batch.map(\.payload)),
+        ])
+      guard rows.integer(0, 0) == Int64(batch.count) else {
+        fenced()
+        return false
+      }
+      return true
+    } catch {
+      if case .server = error.kind { return false }
+      doubtful.withLock { $0.formUnion(slots) }
+      return false
+    }
+  }
+
+  /// The slots with a commit in doubt, emptied: the caller loads them again.
+  func takeDoubtful() -> Set<String> {
+    doubtful.withLock { doubtful in
+      defer { doubtful = [] }
+      return doubtful
+    }
+  }
+
+  /// Marks a slot in doubt again (its reload failed).
+  func doubt(_ slot: String) { doubtful.withLock { _ = $0.insert(slot) } }
+
+  /// Deletes the rows of sessions whose end was committed; false if the database did not answer
+  /// (they are tried again next time).
+  func deleteEnded() {
+    let ended = endedSessions.withLock { ended in
+      defer { ended = [] }
+      return ended
+    }
+    guard !ended.isEmpty else { return }
+    do {
+      try database.query(
+        "DELETE FROM navstate_records WHERE session = ANY($1::bytea[])", [.bytesArray(ended)])
+    } catch {
+      endedSessions.withLock { $0 += ended }
+    }
+  }
+
+  func recordCreation(of session: SessionRecord, _ data: SessionRecord.Data, feed: [FeedItem])
+    -> StorageReceipt
+  {
+    receipt(session, Journal.session(session, data), feed: feed)
+  }
+
+  func recordChange(
+    of session: SessionRecord, _ command: Command, data: SessionRecord.Data,
+    decided: (key: String, decision: IdempotencyLedger.Decision)?, feed: [FeedItem]
+  ) -> StorageReceipt {
+    receipt(
+      session,
+      Journal.command(
+        session, command, data: data, by: data.history.newestAuthor, decided: decided),
+      feed: feed)
+  }
+
+  func recordDecision(
+    of session: SessionRecord, key: String, _ decision: IdempotencyLedger.Decision
+  ) -> StorageReceipt {
+    receipt(session, Journal.decided(session, key: key, decision))
+  }
+
+  func recordEnd(of session: SessionRecord, feed: [FeedItem]) -> StorageReceipt {
+    receipt(session, Journal.ended(session), feed: feed, ended: true)
+  }
+
+  func recordMigration(
+    of session: SessionRecord, data: SessionRecord.Data, from: Int, feed: [FeedItem]
+  ) -> StorageReceipt {
+    receipt(session, Journal.migrated(session, data: data, from: from), feed: feed)
+  }
+
+  func recordGraph(_ version: GraphCatalog.Version) -> Bool {
+    guard !version.source.isEmpty else { return true }
+    do {
+      try GraphRows.save(version, to: database)
+      return true
+    } catch {
+      return false
+    }
+  }
+}

@@ -1,0 +1,74 @@
+import PostgresClient
+
+/// The tables, created at first start. Version 1; a database whose schema is newer (a later
+/// NavState made it) is refused, since this server would misread it.
+enum Schema {
+  static let version: Int64 = 1
+
+  /// Slots: a node's sessions and who holds them now. `epoch` is the fencing number, raised by
+  /// every claim and every release, and checked by every commit with the holder's name.
+  /// Records: every creation, change, settled idempotency key, migration and end, in the
+  /// journal's binary format, in commit order (`id`). Graphs: every graph version sessions may
+  /// be on.
+  static let create = """
+    SET client_min_messages = warning;
+    BEGIN;
+    SELECT pg_advisory_xact_lock(7220531);
+    CREATE TABLE IF NOT EXISTS navstate_schema (version integer NOT NULL);
+    CREATE TABLE IF NOT EXISTS navstate_slots (
+      slot text PRIMARY KEY,
+      owner text,
+      epoch bigint NOT NULL,
+      lease_until timestamptz NOT NULL,
+      wanted boolean NOT NULL DEFAULT false
+    );
+    CREATE TABLE IF NOT EXISTS navstate_records (
+      id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+      slot text NOT NULL,
+      session bytea NOT NULL,
+      payload bytea NOT NULL
+    );
+    CREATE INDEX IF NOT EXISTS navstate_records_slot ON navstate_records (slot, id);
+    CREATE INDEX IF NOT EXISTS navstate_records_session ON navstate_records (session);
+    CREATE TABLE IF NOT EXISTS navstate_graphs (
+      name text NOT NULL,
+      version bigint NOT NULL,
+      source bytea NOT NULL,
+      PRIMARY KEY (name, version)
+    );
+    INSERT INTO navstate_schema (version) SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM navstate_schema);
+    COMMIT;
+    """
+
+  /// Creates the tables if missing; throws the version found when it is newer than this server's.
+  static func prepare(_ database: Database) throws(SchemaFailure) {
+    let found: Int64
+    do throws(PostgresError) {
+      found = try current(database)
+    } catch {
+      throw .database(error)
+    }
+    guard found <= version else { throw .newer(found) }
+    guard found < version else { return }
+    do throws(PostgresError) {
+      _ = try database.withConnection { (connection) throws(PostgresError) in
+        try connection.execute(create, timeout: max(database.timeout, 30))
+      }
+    } catch {
+      throw .database(error)
+    }
+  }
+
+  /// The schema's version in the database, 0 if it has none yet.
+  private static func current(_ database: Database) throws(PostgresError) -> Int64 {
+    let exists = try database.query("SELECT to_regclass('navstate_schema') IS NOT NULL")
+    guard exists.bool(0, 0) == true else { return 0 }
+    let found = try database.query("SELECT coalesce(max(version), 0)::int8 FROM navstate_schema")
+    return found.integer(0, 0) ?? 0
+  }
+
+  enum SchemaFailure: Error {
+    case newer(Int64)
+    case database(PostgresError)
+  }
+}

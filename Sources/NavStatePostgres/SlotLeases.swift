@@ -1,0 +1,179 @@
+import NavStateEngine
+import PostgresClient
+import Synchronization
+
+/// The slots this node holds, and the statements that claim, renew and give them back.
+///
+/// A slot is the set of sessions a node made (their ids begin with its name). Its row in
+/// `navstate_slots` names the process that holds it (`owner`: the node's name and an instance
+/// id drawn at start, so a restarted process is a new owner) and the fencing number (`epoch`).
+/// A claim succeeds only once the lease has run out, and raises the epoch; every commit checks,
+/// in its own statement, that its slots' rows still name this owner and epoch with a lease that
+/// has not run out (``PostgresStorage``). So a node that lost a slot, or slept past its lease,
+/// commits nothing for it, whatever it believes.
+///
+/// Locally a slot counts as held until `validUntil`: the time the last successful renewal was
+/// sent plus the lease, on the monotonic clock. PostgreSQL's lease ends later than that (it starts
+/// counting when the statement runs), so this node stops serving a slot before anyone else may
+/// take it.
+final class SlotLeases: Sendable {
+  struct Held: Sendable {
+    var name: NodeName
+    var epoch: Int64
+    var validUntil: Double
+    /// Its sessions are loaded (false while they load).
+    var ready: Bool
+  }
+
+  let owner: String
+  let home: NodeName
+  let settings: PostgresSettings
+  let database: Database
+  private let held = Mutex<[String: Held]>([:])
+
+  init(home: NodeName, settings: PostgresSettings, database: Database) {
+    self.home = home
+    self.settings = settings
+    self.database = database
+    var generator = SystemRandomNumberGenerator()
+    owner = home.name + "/" + String(generator.next() as UInt64, radix: 16)
+  }
+
+  /// Whether this node serves `slot` now.
+  func holds(_ slot: String) -> Bool {
+    let now = MonotonicClock.now()
+    return held.withLock { held in held[slot].map { $0.ready && $0.validUntil > now } ?? false }
+  }
+
+  /// The fencing numbers of `slots` for a commit; nil if any is not held now.
+  func epochs(of slots: Set<String>) -> [(slot: String, epoch: Int64)]? {
+    let now = MonotonicClock.now()
+    return held.withLock { held in
+      var epochs: [(slot: String, epoch: Int64)] = []
+      for slot in slots {
+        guard let lease = held[slot], lease.validUntil > now else { return nil }
+        epochs.append((slot, lease.epoch))
+      }
+      return epochs
+    }
+  }
+
+  var heldSlots: [NodeName] { held.withLock { $0.values.map(\.name) } }
+
+  /// Claims `slot` if no live node holds it: its epoch, or nil when another node does (the home
+  /// slot is then marked wanted, and its holder gives it back at its next renewal).
+  func claim(_ slot: NodeName) throws(PostgresError) -> Int64? {
+    let sent = MonotonicClock.now()
+    let rows = try database.query(
+      """
+      INSERT INTO navstate_slots AS s (slot, owner, epoch, lease_until)
+      VALUES ($1, $2, 1, now() + make_interval(secs => $3::int8 / 1000.0))
+      ON CONFLICT (slot) DO UPDATE
+        SET owner = excluded.owner, epoch = s.epoch + 1, lease_until = excluded.lease_until,
+          wanted = false
+        WHERE s.lease_until <= now()
+      RETURNING epoch
+      """,
+      [.text(slot.name), .text(owner), .int64(Int64(settings.leaseSeconds * 1000))])
+    guard rows.count == 1, let epoch = rows.integer(0, 0) else {
+      if slot.name == home.name {
+        try database.query(
+          "UPDATE navstate_slots SET wanted = true WHERE slot = $1 AND owner IS DISTINCT FROM $2",
+          [.text(slot.name), .text(owner)])
+      }
+      return nil
+    }
+    held.withLock {
+      $0[slot.name] = Held(
+        name: slot, epoch: epoch, validUntil: sent + settings.leaseSeconds, ready: false)
+    }
+    return epoch
+  }
+
+  /// The slot's sessions are loaded: it is served from now on.
+  func markReady(_ slot: String) {
+    held.withLock { $0[slot]?.ready = true }
+  }
+
+  /// No longer held here (lost, given back, or its load failed).
+  func forget(_ slot: String) {
+    held.withLock { _ = $0.removeValue(forKey: slot) }
+  }
+
+  /// What a renewal found.
+  struct Renewal {
+    /// Slots whose lease ran out or went to another node: their sessions must go.
+    var lost: [String] = []
+    /// Slots whose home node is back and asks for them.
+    var wanted: [String] = []
+  }
+
+  /// Renews every held slot in one statement. A slot not renewed is lost; if the database does
+  /// not answer, slots are lost once their local lease runs out.
+  func renew() -> Renewal {
+    let sent = MonotonicClock.now()
+    let current = held.withLock { $0.values.map { ($0.name.name, $0.epoch) } }
+    guard !current.isEmpty else { return Renewal() }
+    do {
+      let rows = try database.query(
+        """
+        UPDATE navstate_slots AS s SET lease_until = now() + make_interval(secs => $4::int8 / 1000.0)
+        FROM unnest($1::text[], $2::int8[]) AS f(slot, epoch)
+        WHERE s.slot = f.slot AND s.epoch = f.epoch AND s.owner = $3 AND s.lease_until > now()
+        RETURNING s.slot, s.wanted
+        """,
+        [
+          .textArray(current.map(\.0)), .int64Array(current.map(\.1)), .text(owner),
+          .int64(Int64(settings.leaseSeconds * 1000)),
+        ])
+      var renewal = Renewal()
+      var renewed = Set<String>()
+      for row in 0..<rows.count {
+        guard let slot = rows.text(row, 0) else { continue }
+        renewed.insert(slot)
+        if rows.bool(row, 1) == true, slot != home.name { renewal.wanted.append(slot) }
+      }
+      held.withLock { held in
+        for (slot, epoch) in current where held[slot]?.epoch == epoch {
+          if renewed.contains(slot) {
+            held[slot]?.validUntil = sent + settings.leaseSeconds
+          } else {
+            held[slot] = nil
+            renewal.lost.append(slot)
+          }
+        }
+      }
+      return renewal
+    } catch {
+      let now = MonotonicClock.now()
+      return held.withLock { held in
+        var renewal = Renewal()
+        for (slot, lease) in held where lease.validUntil <= now {
+          held[slot] = nil
+          renewal.lost.append(slot)
+        }
+        return renewal
+      }
+    }
+  }
+
+  /// Gives `slot` back: from this statement on, no commit of this node for it passes (the epoch
+  /// moves on), and its lease is free for its home node to claim.
+  func release(_ slot: String) throws(PostgresError) {
+    guard let epoch = held.withLock({ $0[slot]?.epoch }) else { return }
+    forget(slot)
+    try database.query(
+      """
+      UPDATE navstate_slots SET owner = NULL, epoch = epoch + 1, lease_until = '-infinity',
+        wanted = false
+      WHERE slot = $1 AND owner = $2 AND epoch = $3
+      """,
+      [.text(slot), .text(owner), .int64(epoch)])
+  }
+
+  /// Gives every slot back (a graceful stop), so that a restart or another node takes them at
+  /// once rather than after the lease.
+  func releaseAll() {
+    for slot in held.withLock({ Array($0.keys) }) { try? release(slot) }
+  }
+}
