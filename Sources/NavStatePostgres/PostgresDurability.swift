@@ -154,16 +154,17 @@ public final class PostgresDurability: SessionDurability, SessionLoader {
         problems.append("could not give slot \(slot) back: \(error)")
       }
     }
+    // Read back from the database, under the same lease: whatever the commit in doubt did is
+    // what the sessions show from now on. Meanwhile the slot is not served (requests wait for
+    // the load, changes are refused).
     for slot in storage.takeDoubtful() {
       guard let name = NodeName(slot) else { continue }
       do {
         try loading.withLock { _ throws(PostgresError) in
-          leases.forget(slot)
-          store.evict { $0.node?.name == slot }
-          // Still held in the database (the same epoch): claimed again only if it ran out.
-          try leases.release(slot)
+          guard leases.markLoading(slot) else { return }
+          _ = try SlotLoad.load(name, into: store, from: database, settings: settings)
+          leases.markReady(slot)
         }
-        _ = try claimAndLoad(name, into: store)
       } catch {
         storage.doubt(slot)
       }

@@ -95,6 +95,15 @@ final class SlotLeases: Sendable {
     held.withLock { $0[slot]?.ready = true }
   }
 
+  /// The slot's sessions are being loaded again (false if it is not held).
+  func markLoading(_ slot: String) -> Bool {
+    held.withLock { held in
+      guard held[slot] != nil else { return false }
+      held[slot]?.ready = false
+      return true
+    }
+  }
+
   /// No longer held here (lost, given back, or its load failed).
   func forget(_ slot: String) {
     held.withLock { _ = $0.removeValue(forKey: slot) }

@@ -33,25 +33,23 @@ public final class PostgresConnection: @unchecked Sendable {
       }
     }
     guard let started else { throw PostgresError(.unreachable, "libpq could not allocate") }
+    // From here on a throw runs deinit, which finishes the connection.
     connection = started
     let deadline = Self.now() + timeout
     var status = PGRES_POLLING_WRITING
     while status != PGRES_POLLING_OK {
       guard status != PGRES_POLLING_FAILED, PQstatus(connection) != CONNECTION_BAD else {
         let message = Self.message(of: connection)
-        PQfinish(connection)
         throw PostgresError(.unreachable, message)
       }
       let events = status == PGRES_POLLING_READING ? Int16(POLLIN) : Int16(POLLOUT)
       guard Self.wait(for: events, on: PQsocket(connection), until: deadline) else {
-        PQfinish(connection)
         throw PostgresError(.timeout, "no answer from PostgreSQL within \(timeout) s")
       }
       status = PQconnectPoll(connection)
     }
     guard PQsetnonblocking(connection, 1) == 0 else {
       let message = Self.message(of: connection)
-      PQfinish(connection)
       throw PostgresError(.unreachable, message)
     }
   }

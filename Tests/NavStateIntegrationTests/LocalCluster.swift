@@ -33,7 +33,8 @@ final class LocalCluster: @unchecked Sendable {
 
   /// Starts the cluster, in `folder` when given (a second start on the folder of an earlier
   /// one), and waits for its `listening on` line.
-  init(nodes: Int, folder: String? = nil, options: [String] = []) throws {
+  /// With `postgres`, the nodes keep their sessions in that database (`--postgres URL`).
+  init(nodes: Int, folder: String? = nil, postgres: String? = nil, options: [String] = []) throws {
     nodeCount = nodes
     self.folder = folder ?? NSTemporaryDirectory() + "navstate-cluster-\(UUID().uuidString)"
     try FileManager.default.createDirectory(atPath: self.folder, withIntermediateDirectories: true)
@@ -53,7 +54,8 @@ final class LocalCluster: @unchecked Sendable {
       // it, the script stops its nodes and nginx all the same.
       pid = try ChildProcesses.onSpawningThread {
         try Self.spawn(
-          arguments: ["\(nodes)", "\(port)", "--", "--log-level", "warning"] + options,
+          arguments: ["\(nodes)", "\(port)"] + (postgres.map { ["--postgres", $0] } ?? [])
+            + ["--", "--log-level", "warning"] + options,
           environment: environment, output: writeEnd, log: logPath)
       }
     } catch {
@@ -256,7 +258,7 @@ final class LocalCluster: @unchecked Sendable {
     case spawn(Int32)
   }
 
-  private static func freePort() throws -> UInt16 {
+  static func freePort() throws -> UInt16 {
     let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     defer { close(socket) }
     var address = sockaddr_in()
