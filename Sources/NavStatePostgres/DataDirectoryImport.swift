@@ -67,7 +67,7 @@ extension PostgresDurability {
       guard existing.integer(0, 0) == 0 else {
         throw PostgresError(.server(""), "slot \(node.name) already has sessions in PostgreSQL")
       }
-      guard try leases.claim(node) != nil else {
+      guard case .claimed = try leases.claim(node) else {
         throw PostgresError(.server(""), "a live node holds slot \(node.name): stop it first")
       }
       leases.markReady(node.name)

@@ -67,7 +67,7 @@ public final class PostgresDurability: SessionDurability, SessionLoader {
     var warnings: [String] = []
     var sessions = 0
     do {
-      sessions = try claimAndLoad(node, into: store) ?? 0
+      sessions = try claimAndLoad(node, into: store).sessions
       if !leases.holds(node.name) {
         warnings.append(
           "slot \(node.name) is held by another live process; its sessions are served once it gives the slot back or its lease runs out (\(settings.leaseSeconds) s)"
@@ -101,32 +101,34 @@ public final class PostgresDurability: SessionDurability, SessionLoader {
     guard let store = attached.withLock({ $0.store }) else {
       throw EngineRefusal.storeUnavailable(reason: "the server is stopping", retryAfter: 1)
     }
-    let loaded: Int?
+    let claim: SlotLeases.Claim
     do {
-      loaded = try claimAndLoad(slot, into: store)
+      claim = try claimAndLoad(slot, into: store).claim
     } catch {
       throw EngineRefusal.storeUnavailable(
         reason: "PostgreSQL cannot be reached to load the session", retryAfter: 1)
     }
-    guard loaded != nil || leases.holds(slot.name) else {
+    // No such slot: no such session (the request goes on to answer 404).
+    guard claim != .heldElsewhere else {
       throw EngineRefusal.storeUnavailable(
         reason: "another node holds this session's lease (it is handing it over, or its lease has not run out yet)",
         retryAfter: 1)
     }
   }
 
-  /// Claims `slot` and loads its sessions; the number loaded, or nil when another live process
-  /// holds it (or this node already did).
+  /// Claims `slot` and loads its sessions: what the claim found, and how many were loaded.
+  /// Already held here counts as claimed.
   private func claimAndLoad(_ slot: NodeName, into store: SessionStore) throws(PostgresError)
-    -> Int?
+    -> (claim: SlotLeases.Claim, sessions: Int)
   {
-    try loading.withLock { _ throws(PostgresError) -> Int? in
-      guard !leases.holds(slot.name) else { return nil }
-      guard try leases.claim(slot) != nil else { return nil }
+    try loading.withLock { _ throws(PostgresError) -> (claim: SlotLeases.Claim, sessions: Int) in
+      guard !leases.holds(slot.name) else { return (.claimed(epoch: 0), 0) }
+      let claim = try leases.claim(slot)
+      guard case .claimed = claim else { return (claim, 0) }
       do throws(PostgresError) {
         let count = try SlotLoad.load(slot, into: store, from: database, settings: settings)
         leases.markReady(slot.name)
-        return count
+        return (claim, count)
       } catch {
         // Not served half loaded: given back, and claimed again by the next request.
         try? leases.release(slot.name)

@@ -60,34 +60,60 @@ final class SlotLeases: Sendable {
 
   var heldSlots: [NodeName] { held.withLock { $0.values.map(\.name) } }
 
-  /// Claims `slot` if no live node holds it: its epoch, or nil when another node does (the home
-  /// slot is then marked wanted, and its holder gives it back at its next renewal).
-  func claim(_ slot: NodeName) throws(PostgresError) -> Int64? {
+  enum Claim: Equatable {
+    case claimed(epoch: Int64)
+    /// A live process holds it.
+    case heldElsewhere
+    /// No node of that name ever ran: no session can belong to it.
+    case unknown
+  }
+
+  /// Claims `slot` if no live node holds it. A node makes its own slot's row; another node's
+  /// slot is only ever taken over, never made (an id naming a node that never ran claims
+  /// nothing). When another process holds this node's own slot, the slot is marked wanted, and
+  /// its holder gives it back at its next renewal.
+  func claim(_ slot: NodeName) throws(PostgresError) -> Claim {
     let sent = MonotonicClock.now()
-    let rows = try database.query(
-      """
-      INSERT INTO navstate_slots AS s (slot, owner, epoch, lease_until)
-      VALUES ($1, $2, 1, now() + make_interval(secs => $3::int8 / 1000.0))
-      ON CONFLICT (slot) DO UPDATE
-        SET owner = excluded.owner, epoch = s.epoch + 1, lease_until = excluded.lease_until,
-          wanted = false
-        WHERE s.lease_until <= now()
-      RETURNING epoch
-      """,
-      [.text(slot.name), .text(owner), .int64(Int64(settings.leaseSeconds * 1000))])
+    let isHome = slot.name == home.name
+    let parameters: [PostgresParameter] = [
+      .text(slot.name), .text(owner), .int64(Int64(settings.leaseSeconds * 1000)),
+    ]
+    let rows =
+      isHome
+      ? try database.query(
+        """
+        INSERT INTO navstate_slots AS s (slot, owner, epoch, lease_until)
+        VALUES ($1, $2, 1, now() + make_interval(secs => $3::int8 / 1000.0))
+        ON CONFLICT (slot) DO UPDATE
+          SET owner = excluded.owner, epoch = s.epoch + 1, lease_until = excluded.lease_until,
+            wanted = false
+          WHERE s.lease_until <= now()
+        RETURNING epoch
+        """, parameters)
+      : try database.query(
+        """
+        UPDATE navstate_slots
+        SET owner = $2, epoch = epoch + 1,
+          lease_until = now() + make_interval(secs => $3::int8 / 1000.0), wanted = false
+        WHERE slot = $1 AND lease_until <= now()
+        RETURNING epoch
+        """, parameters)
     guard rows.count == 1, let epoch = rows.integer(0, 0) else {
-      if slot.name == home.name {
+      if isHome {
         try database.query(
           "UPDATE navstate_slots SET wanted = true WHERE slot = $1 AND owner IS DISTINCT FROM $2",
           [.text(slot.name), .text(owner)])
+        return .heldElsewhere
       }
-      return nil
+      let exists = try database.query(
+        "SELECT 1 FROM navstate_slots WHERE slot = $1", [.text(slot.name)])
+      return exists.count == 0 ? .unknown : .heldElsewhere
     }
     held.withLock {
       $0[slot.name] = Held(
         name: slot, epoch: epoch, validUntil: sent + settings.leaseSeconds, ready: false)
     }
-    return epoch
+    return .claimed(epoch: epoch)
   }
 
   /// The slot's sessions are loaded: it is served from now on.

@@ -66,7 +66,12 @@ final class ChangeLedger: Sendable {
       var state: JSONValue?
       while state == nil, Date() < deadline {
         let answer = try? client.json("GET", session.path, token: session.token)
-        if let answer, answer.status == 200 { state = answer.json } else { usleep(100_000) }
+        // Parsed as deep as the tree goes: each push nests one level deeper.
+        if let answer, answer.status == 200 {
+          state = try JSONParser.parse(answer.body, maxDepth: 10_000)
+        } else {
+          usleep(100_000)
+        }
       }
       guard let state else { throw LedgerError.unreadable(session.id) }
       let kept = (state["path"]?.arrayValue ?? []).compactMap { entry -> Int? in
