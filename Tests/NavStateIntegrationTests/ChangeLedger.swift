@@ -26,6 +26,17 @@ final class ChangeLedger: Sendable {
     self.client = client
   }
 
+  private init(client: HTTPTestClient, acknowledged: [String: [Int]]) {
+    self.client = client
+    self.acknowledged.withLock { $0 = acknowledged }
+  }
+
+  /// The same acknowledgements, audited through another server (a new process on the same
+  /// database).
+  func auditing(through client: HTTPTestClient) -> ChangeLedger {
+    ChangeLedger(client: client, acknowledged: acknowledged.withLock { $0 })
+  }
+
   /// Makes one change to `session`, retrying until `deadline`; true once acknowledged. Returns
   /// the time of the first failure and of the acknowledgement, for failover timings.
   @discardableResult

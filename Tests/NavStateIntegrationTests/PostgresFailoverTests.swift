@@ -73,6 +73,11 @@ struct PostgresFailoverTests {
     let stop = StopFlag()
     let load = Self.background(ledger, all.filter { Self.slot(of: $0) != "n2" }, stop: stop)
 
+    let watched = victims[0]
+    let seqBeforeKill = try #require(
+      cluster.client.json("GET", "\(watched.path)/events", token: watched.token).json["lastSeq"]?
+        .intValue)
+
     try cluster.crash(node: "n2")
     let killedAt = Date()
     let answeredAfter = Mutex<[Double]>([])
@@ -95,6 +100,13 @@ struct PostgresFailoverTests {
     #expect(audit.lost == 0 && audit.doubled == 0 && audit.extra == 0, "\(audit)")
     #expect(ledger.unexpectedAnswers.isEmpty, "\(ledger.unexpectedAnswers)")
 
+    // Event sequence numbers are durable: a stream reconnected through the proxy with the last
+    // id it saw before the kill resumes with the next event, no reset, no gap.
+    let resumed = try Self.streamText(
+      cluster, watched, lastEventID: seqBeforeKill, until: "id: \(seqBeforeKill + 1)\n")
+    #expect(resumed.contains("id: \(seqBeforeKill + 1)\n"), "\(resumed)")
+    #expect(!resumed.contains("event: reset"), "\(resumed)")
+
     // The node comes back: it is given its slot back and serves its sessions itself again.
     cluster.restartStoppedNodes()
     let direct = HTTPTestClient(port: try cluster.port(ofNode: "n2"))
@@ -112,6 +124,25 @@ struct PostgresFailoverTests {
     }
     let after = try ledger.audit(all, deadline: Date().addingTimeInterval(20))
     #expect(after.lost == 0 && after.doubled == 0 && after.extra == 0, "\(after)")
+  }
+
+  /// What an event stream of `session` sends within 5 s (or until `marker` shows), opened
+  /// through the proxy with `Last-Event-ID`.
+  static func streamText(
+    _ cluster: LocalCluster, _ session: ChangeLedger.Session, lastEventID: Int, until marker: String
+  ) throws -> String {
+    let connection = try RawHTTPClient(port: cluster.port, receiveTimeout: 1, sendTimeout: 5)
+    defer { connection.close() }
+    try connection.send(
+      "GET \(session.path)/events/stream HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(session.token)\r\nAccept: text/event-stream\r\nLast-Event-ID: \(lastEventID)\r\n\r\n"
+    )
+    var received: [UInt8] = []
+    let deadline = Date().addingTimeInterval(5)
+    while Date() < deadline {
+      if let bytes = try? connection.readAvailable() { received += bytes }
+      if String(decoding: received, as: UTF8.self).contains(marker) { break }
+    }
+    return String(decoding: received, as: UTF8.self)
   }
 
   @Test("SIGSTOP a node past its lease, then SIGCONT: its late changes are refused, not applied")
