@@ -169,6 +169,11 @@ let package = Package(
       swiftSettings: strictSettings
     ),
     .testTarget(
+      name: "NavStatePostgresTests",
+      dependencies: ["NavStatePostgres", "PostgresClient"],
+      swiftSettings: strictSettings
+    ),
+    .testTarget(
       name: "NavStateAPITests",
       dependencies: [
         "NavStateAPI", "NavStateEngine", "NavStateWire", "NavigationCore", "NavJSON",

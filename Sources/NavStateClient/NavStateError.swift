@@ -151,6 +151,10 @@ public struct NavStateError: Error, Sendable, Equatable, CustomStringConvertible
     public static let memoryExhausted = Code(rawValue: "memory_exhausted")
     /// The server could not record the change in its data directory, so it did not make it.
     public static let journalUnavailable = Code(rawValue: "journal_unavailable")
+    /// With `--postgres`: PostgreSQL did not commit the change in time, or this node does not
+    /// hold the session's lease now (another node is taking it over or giving it back); retry
+    /// after `Retry-After`, with the same `Idempotency-Key` for a change.
+    public static let storeUnavailable = Code(rawValue: "store_unavailable")
     // From the proxy in front of a cluster (deploy/nginx.conf.template), not from a node.
     /// The node that holds the session cannot be reached, so the request was not applied; retry
     /// after `Retry-After`.
@@ -181,7 +185,7 @@ public struct NavStateError: Error, Sendable, Equatable, CustomStringConvertible
       .badContentLength, .invalidQuery, .unsupportedMediaType, .payloadTooLarge, .methodNotAllowed,
       .requestTimeout, .misdirectedRequest, .unsupportedTransferEncoding, .tooManySessions,
       .tooManySessionsForClient, .tooManyStreamsForClient, .memoryExhausted, .journalUnavailable,
-      .nodeUnavailable, .nodeTimeout,
+      .storeUnavailable, .nodeUnavailable, .nodeTimeout,
       .tooManyConnections, .transport,
       .unexpectedResponse,
     ]

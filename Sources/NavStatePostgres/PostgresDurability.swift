@@ -16,6 +16,11 @@ public final class PostgresDurability: SessionDurability, SessionLoader {
   private let attached = Mutex<WeakStore>(WeakStore())
   /// One claim and load at a time: requests for a slot being loaded wait for it.
   private let loading = Mutex(())
+  /// Slots found held elsewhere, and until when requests for them are refused without asking
+  /// the database again: during a failover every request of a dead node's sessions arrives
+  /// here, and one claim per slot every quarter second is enough.
+  private let heldElsewhere = Mutex<[String: Double]>([:])
+  static let refusalMemory = 0.25
 
   private struct WeakStore { weak var store: SessionStore? }
 
@@ -101,6 +106,12 @@ public final class PostgresDurability: SessionDurability, SessionLoader {
     guard let store = attached.withLock({ $0.store }) else {
       throw EngineRefusal.storeUnavailable(reason: "the server is stopping", retryAfter: 1)
     }
+    let now = MonotonicClock.now()
+    let refuse = EngineRefusal.storeUnavailable(
+      reason:
+        "another node holds this session's lease (it is handing it over, or its lease has not run out yet)",
+      retryAfter: 1)
+    if heldElsewhere.withLock({ ($0[slot.name] ?? 0) > now }) { throw refuse }
     let claim: SlotLeases.Claim
     do {
       claim = try claimAndLoad(slot, into: store).claim
@@ -110,10 +121,10 @@ public final class PostgresDurability: SessionDurability, SessionLoader {
     }
     // No such slot: no such session (the request goes on to answer 404).
     guard claim != .heldElsewhere else {
-      throw EngineRefusal.storeUnavailable(
-        reason: "another node holds this session's lease (it is handing it over, or its lease has not run out yet)",
-        retryAfter: 1)
+      heldElsewhere.withLock { $0[slot.name] = now + Self.refusalMemory }
+      throw refuse
     }
+    heldElsewhere.withLock { _ = $0.removeValue(forKey: slot.name) }
   }
 
   /// Claims `slot` and loads its sessions: what the claim found, and how many were loaded.

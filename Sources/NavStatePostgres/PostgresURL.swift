@@ -1,8 +1,8 @@
 import Foundation
 
 /// What a `--postgres` value may be shown as in logs: its password replaced.
-enum PostgresURL {
-  static func redacted(_ url: String) -> String {
+package enum PostgresURL {
+  package static func redacted(_ url: String) -> String {
     if let scheme = url.range(of: "://"), let at = url[scheme.upperBound...].firstIndex(of: "@") {
       let credentials = url[scheme.upperBound..<at]
       if let colon = credentials.firstIndex(of: ":") {

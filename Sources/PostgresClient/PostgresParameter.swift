@@ -11,7 +11,7 @@ public enum PostgresParameter: Sendable {
   case bytesArray([[UInt8]])
 
   /// The type's OID (pg_type).
-  var type: UInt32 {
+  package var type: UInt32 {
     switch self {
     case .null, .text: 25
     case .bytes: 17
@@ -23,7 +23,7 @@ public enum PostgresParameter: Sendable {
     }
   }
 
-  var encoded: [UInt8]? {
+  package var encoded: [UInt8]? {
     switch self {
     case .null: nil
     case .text(let text): Array(text.utf8)
