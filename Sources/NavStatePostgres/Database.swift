@@ -31,14 +31,16 @@ final class Database: Sendable {
     return try body(connection)
   }
 
-  /// One statement on any connection.
+  /// One statement on any connection; `prepare` for the frequent ones (see
+  /// ``PostgresConnection/query(_:_:timeout:prepare:)``).
   @discardableResult
-  func query(_ sql: String, _ parameters: [PostgresParameter] = [], timeout: Double? = nil)
-    throws(PostgresError) -> PostgresRows
-  {
+  func query(
+    _ sql: String, _ parameters: [PostgresParameter] = [], timeout: Double? = nil,
+    prepare: Bool = false
+  ) throws(PostgresError) -> PostgresRows {
     let timeout = timeout ?? self.timeout
     return try withConnection { (connection) throws(PostgresError) in
-      try connection.query(sql, parameters, timeout: timeout)
+      try connection.query(sql, parameters, timeout: timeout, prepare: prepare)
     }
   }
 

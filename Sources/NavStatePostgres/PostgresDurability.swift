@@ -157,6 +157,13 @@ public final class PostgresDurability: SessionDurability, SessionLoader {
     else { return nil }
     let renewal = leases.renew()
     for slot in renewal.lost { store.evict { $0.node?.name == slot } }
+    // As after a commit that got no answer: read every slot back once the database answers.
+    // Not now: what follows would wait on a database that does not answer, and hold up the
+    // next renewal.
+    if renewal.failed {
+      storage.doubtAll()
+      return renewal.lost.isEmpty ? nil : "lost the lease of slots \(renewal.lost)"
+    }
     var problems: [String] = renewal.lost.map { "lost the lease of slot \($0)" }
     for slot in renewal.wanted {
       do {

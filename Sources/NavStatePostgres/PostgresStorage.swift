@@ -28,8 +28,10 @@ final class PostgresStorage: SessionStorage {
   let database: Database
   let leases: SlotLeases
   private let groups = CommitGroups<[Pending]>()
-  /// Slots with a commit in doubt, to load again once the database answers.
+  /// Slots with a commit in doubt, to load again once the database answers; how many, read
+  /// without the lock by every record (almost always 0).
   private let doubtful = Mutex<Set<String>>([])
+  private let doubtfulCount = Atomic<Int>(0)
   /// Sessions whose end was committed: their rows are deleted by the lease duty.
   private let endedSessions = Mutex<[[UInt8]]>([])
   /// Called after a commit the fencing check stopped: the slots are looked at again at once.
@@ -66,7 +68,10 @@ final class PostgresStorage: SessionStorage {
     ended: Bool = false
   ) -> StorageReceipt {
     let slot = session.node?.name ?? leases.home.name
-    guard leases.holds(slot), !doubtful.withLock({ $0.contains(slot) }) else { return .refused }
+    guard leases.holds(slot) else { return .refused }
+    if doubtfulCount.load(ordering: .acquiring) > 0, doubtful.withLock({ $0.contains(slot) }) {
+      return .refused
+    }
     let pending = Pending(
       slot: slot, session: Self.key(session.key),
       payload: Journal.Record.withFeed(record, feed).payload)
@@ -115,7 +120,7 @@ final class PostgresStorage: SessionStorage {
           .textArray(epochs.map(\.slot)), .int64Array(epochs.map(\.epoch)), .text(leases.owner),
           .textArray(batch.map(\.slot)), .bytesArray(batch.map(\.session)),
           .bytesArray(batch.map(\.payload)),
-        ])
+        ], prepare: true)
       guard rows.integer(0, 0) == Int64(batch.count) else {
         fenced()
         return false
@@ -123,7 +128,11 @@ final class PostgresStorage: SessionStorage {
       return true
     } catch {
       if case .server = error.kind { return false }
-      doubtful.withLock { $0.formUnion(slots) }
+      // Every held slot, not only this group's: a connection lost may be a primary lost, and
+      // what this node read from it before (a slot loaded again) may not have reached the
+      // standby that replaces it. Read back from whatever answers next, they hold only what it
+      // holds.
+      doubtAll()
       return false
     }
   }
@@ -131,13 +140,30 @@ final class PostgresStorage: SessionStorage {
   /// The slots with a commit in doubt, emptied: the caller loads them again.
   func takeDoubtful() -> Set<String> {
     doubtful.withLock { doubtful in
-      defer { doubtful = [] }
+      defer {
+        doubtful = []
+        doubtfulCount.store(0, ordering: .releasing)
+      }
       return doubtful
     }
   }
 
+  /// Marks every held slot in doubt: the database was lost, maybe for another.
+  func doubtAll() {
+    let held = leases.heldSlots.map(\.name)
+    doubtful.withLock {
+      $0.formUnion(held)
+      doubtfulCount.store($0.count, ordering: .releasing)
+    }
+  }
+
   /// Marks a slot in doubt again (its reload failed).
-  func doubt(_ slot: String) { doubtful.withLock { _ = $0.insert(slot) } }
+  func doubt(_ slot: String) {
+    doubtful.withLock {
+      $0.insert(slot)
+      doubtfulCount.store($0.count, ordering: .releasing)
+    }
+  }
 
   /// Deletes the rows of sessions whose end was committed; false if the database did not answer
   /// (they are tried again next time).

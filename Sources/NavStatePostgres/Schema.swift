@@ -8,7 +8,9 @@ enum Schema {
   /// Slots: a node's sessions and who holds them now. `epoch` is the fencing number, raised by
   /// every claim and every release, and checked by every commit with the holder's name.
   /// Records: every creation, change, settled idempotency key, migration and end, in the
-  /// journal's binary format, in commit order (`id`). Graphs: every graph version sessions may
+  /// journal's binary format, in commit order (`id`, from a sequence without a cache, so that
+  /// it grows in commit order whichever connection commits). Two indexes, the ones it is read
+  /// and deleted by (a third, on `id` alone, would cost every commit and serve no query). Graphs: every graph version sessions may
   /// be on.
   static let create = """
     SET client_min_messages = warning;
@@ -23,7 +25,7 @@ enum Schema {
       wanted boolean NOT NULL DEFAULT false
     );
     CREATE TABLE IF NOT EXISTS navstate_records (
-      id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+      id bigint GENERATED ALWAYS AS IDENTITY,
       slot text NOT NULL,
       session bytea NOT NULL,
       payload bytea NOT NULL

@@ -30,6 +30,10 @@ final class SlotLeases: Sendable {
   let settings: PostgresSettings
   let database: Database
   private let held = Mutex<[String: Held]>([:])
+  /// Until when the home slot is served (a Double's bits; 0: not held or loading), kept with
+  /// `held` and read without its lock: every request and every change of this node's own
+  /// sessions asks.
+  private let homeServedUntil = Atomic<UInt64>(0)
 
   init(home: NodeName, settings: PostgresSettings, database: Database) {
     self.home = home
@@ -42,7 +46,21 @@ final class SlotLeases: Sendable {
   /// Whether this node serves `slot` now.
   func holds(_ slot: String) -> Bool {
     let now = MonotonicClock.now()
+    if slot == home.name {
+      return Double(bitPattern: homeServedUntil.load(ordering: .acquiring)) > now
+    }
     return held.withLock { held in held[slot].map { $0.ready && $0.validUntil > now } ?? false }
+  }
+
+  /// Changes `held` under its lock, and publishes the home slot's time.
+  private func change<T>(_ body: (inout [String: Held]) -> T) -> T {
+    held.withLock { held in
+      let result = body(&held)
+      let lease = held[home.name]
+      homeServedUntil.store(
+        lease.map { $0.ready ? $0.validUntil.bitPattern : 0 } ?? 0, ordering: .releasing)
+      return result
+    }
   }
 
   /// The fencing numbers of `slots` for a commit; nil if any is not held now.
@@ -109,7 +127,7 @@ final class SlotLeases: Sendable {
         "SELECT 1 FROM navstate_slots WHERE slot = $1", [.text(slot.name)])
       return exists.count == 0 ? .unknown : .heldElsewhere
     }
-    held.withLock {
+    change {
       $0[slot.name] = Held(
         name: slot, epoch: epoch, validUntil: sent + settings.leaseSeconds, ready: false)
     }
@@ -118,12 +136,12 @@ final class SlotLeases: Sendable {
 
   /// The slot's sessions are loaded: it is served from now on.
   func markReady(_ slot: String) {
-    held.withLock { $0[slot]?.ready = true }
+    change { $0[slot]?.ready = true }
   }
 
   /// The slot's sessions are being loaded again (false if it is not held).
   func markLoading(_ slot: String) -> Bool {
-    held.withLock { held in
+    change { held in
       guard held[slot] != nil else { return false }
       held[slot]?.ready = false
       return true
@@ -132,7 +150,7 @@ final class SlotLeases: Sendable {
 
   /// No longer held here (lost, given back, or its load failed).
   func forget(_ slot: String) {
-    held.withLock { _ = $0.removeValue(forKey: slot) }
+    change { _ = $0.removeValue(forKey: slot) }
   }
 
   /// What a renewal found.
@@ -141,6 +159,8 @@ final class SlotLeases: Sendable {
     var lost: [String] = []
     /// Slots whose home node is back and asks for them.
     var wanted: [String] = []
+    /// The database did not answer.
+    var failed = false
   }
 
   /// Renews every held slot in one statement. A slot not renewed is lost; if the database does
@@ -168,7 +188,7 @@ final class SlotLeases: Sendable {
         renewed.insert(slot)
         if rows.bool(row, 1) == true, slot != home.name { renewal.wanted.append(slot) }
       }
-      held.withLock { held in
+      change { held in
         for (slot, epoch) in current where held[slot]?.epoch == epoch {
           if renewed.contains(slot) {
             held[slot]?.validUntil = sent + settings.leaseSeconds
@@ -181,8 +201,8 @@ final class SlotLeases: Sendable {
       return renewal
     } catch {
       let now = MonotonicClock.now()
-      return held.withLock { held in
-        var renewal = Renewal()
+      return change { held in
+        var renewal = Renewal(failed: true)
         for (slot, lease) in held where lease.validUntil <= now {
           held[slot] = nil
           renewal.lost.append(slot)

@@ -56,21 +56,42 @@ public final class PostgresConnection: @unchecked Sendable {
 
   deinit { PQfinish(connection) }
 
+  /// Statements prepared on this connection, by their text: the name each was given.
+  private var prepared: [String: String] = [:]
+
   /// Runs one statement with `parameters` ($1, $2, …) and returns its rows; within `timeout`
   /// seconds or not at all (the connection is then unusable, and the statement may or may not
-  /// have been committed: its owner must treat it as in doubt).
-  public func query(_ sql: String, _ parameters: [PostgresParameter] = [], timeout: Double)
-    throws(PostgresError) -> PostgresRows
-  {
+  /// have been committed: its owner must treat it as in doubt). With `prepare`, the statement
+  /// is parsed and planned once per connection and only executed after that (for the ones run
+  /// hundreds of times a second: the commit, the lease renewal).
+  public func query(
+    _ sql: String, _ parameters: [PostgresParameter] = [], timeout: Double,
+    prepare: Bool = false
+  ) throws(PostgresError) -> PostgresRows {
     guard isUsable else { throw PostgresError(.unreachable, "the connection was lost") }
     let deadline = Self.now() + timeout
     let encoded = parameters.map(\.encoded)
     let types = parameters.map(\.type)
     let lengths = encoded.map { Int32($0?.count ?? 0) }
     let formats = [Int32](repeating: 1, count: parameters.count)
+    var name = prepared[sql]
+    if prepare, name == nil {
+      let chosen = "navstate_\(prepared.count + 1)"
+      guard PQsendPrepare(connection, chosen, sql, Int32(parameters.count), types) == 1 else {
+        throw broken(.unreachable, Self.message(of: connection))
+      }
+      _ = try awaitResult(until: deadline, timeout: timeout)
+      prepared[sql] = chosen
+      name = chosen
+    }
     let sent = Self.withBuffers(encoded) { values in
-      PQsendQueryParams(
-        connection, sql, Int32(parameters.count), types, values, lengths, formats, 1)
+      if let name {
+        PQsendQueryPrepared(
+          connection, name, Int32(parameters.count), values, lengths, formats, 1)
+      } else {
+        PQsendQueryParams(
+          connection, sql, Int32(parameters.count), types, values, lengths, formats, 1)
+      }
     }
     guard sent == 1 else { throw broken(.unreachable, Self.message(of: connection)) }
     return try awaitResult(until: deadline, timeout: timeout)

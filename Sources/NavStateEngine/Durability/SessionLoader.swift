@@ -17,10 +17,10 @@ package protocol SessionLoader: Sendable {
 extension SessionStore {
   /// From now on, ids of any slot are accepted, and a slot not held is loaded on demand.
   package func attach(loader: any SessionLoader) {
-    loaderSlot.withLock { $0 = loader }
+    _ = loaderSlot.storeIfNil(Attached(loader))
   }
 
-  package var loader: (any SessionLoader)? { loaderSlot.withLock { $0 } }
+  package var loader: (any SessionLoader)? { loaderSlot.load()?.value }
 
   /// The key of `id` once its session is present here: with a ``SessionLoader``, the id's slot is
   /// loaded first if this node does not hold it (which may refuse with `storeUnavailable`).

@@ -33,19 +33,29 @@ public final class SessionStore: Sendable {
   package let shareWatchers = ShareWatchers()
   /// Sessions whose streams changed, owed a presence message.
   package let presence = PresenceBoard()
-  /// Where accepted changes are kept before they are answered (`--data-dir`); nil: nowhere.
-  private let storageSlot = Mutex<(any SessionStorage)?>(nil)
-  let loaderSlot = Mutex<(any SessionLoader)?>(nil)
+  /// Where accepted changes are kept before they are answered (`--data-dir`, `--postgres`);
+  /// empty: nowhere. Set once, before the server serves, and read on every change (and, for the
+  /// loader, every request) without a lock: a lock every thread takes was the hottest contended
+  /// one under 64 connections.
+  private let storageSlot = AtomicLazyReference<Attached<any SessionStorage>>()
+  let loaderSlot = AtomicLazyReference<Attached<any SessionLoader>>()
+
+  /// An existential in a class, as `AtomicLazyReference` holds classes.
+  final class Attached<Value: Sendable>: Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+  }
   /// Held across a graph load's check, save and catalog entry, so that two loads of one version
   /// (two PUTs, a PUT and SIGHUP) cannot both pass the check: what is answered, served and saved
   /// is one version's bytes.
   package let graphLoads = Mutex(())
 
-  package var storage: (any SessionStorage)? { storageSlot.withLock { $0 } }
+  package var storage: (any SessionStorage)? { storageSlot.load()?.value }
 
   /// From now on, every creation, change and end is kept in `storage` before it is answered.
+  /// Once per store: a second storage is ignored.
   package func attach(_ storage: any SessionStorage) {
-    storageSlot.withLock { $0 = storage }
+    _ = storageSlot.storeIfNil(Attached(storage))
   }
 
   /// A store of `graphs` (each one version; their JSON is not kept, so a data directory cannot
