@@ -278,7 +278,8 @@ extension NavStateApplication {
     do {
       return try DataDirectoryImport.run(path: path, into: settings, node: node, store: store)
     } catch {
-      throw StartupFailure(status: error.isUsage ? .usage : .cannotOpenInput, message: error.description)
+      throw StartupFailure(
+        status: error.isUsage ? .usage : .cannotOpenInput, message: error.description)
     }
   }
 }

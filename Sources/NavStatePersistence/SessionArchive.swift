@@ -114,7 +114,8 @@ package enum SessionArchive {
     for (key, decision) in decisions { data.settle(key, with: decision) }
     data.accountedBytes = MemoryFootprint.session(data)
     return SessionRecord(
-      key: key, node: node ?? configuration.node, token: token, createdAt: createdAt, client: client,
+      key: key, node: node ?? configuration.node, token: token, createdAt: createdAt,
+      client: client,
       data: data)
   }
 }

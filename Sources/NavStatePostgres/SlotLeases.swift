@@ -180,7 +180,7 @@ final class SlotLeases: Sendable {
         [
           .textArray(current.map(\.0)), .int64Array(current.map(\.1)), .text(owner),
           .int64(Int64(settings.leaseSeconds * 1000)),
-        ])
+        ], prepare: true)
       var renewal = Renewal()
       var renewed = Set<String>()
       for row in 0..<rows.count {

@@ -40,7 +40,8 @@ final class ChangeLedger: Sendable {
   /// Makes one change to `session`, retrying until `deadline`; true once acknowledged. Returns
   /// the time of the first failure and of the acknowledgement, for failover timings.
   @discardableResult
-  func change(_ session: Session, deadline: Date) -> (acknowledged: Bool, failedAt: Date?, at: Date) {
+  func change(_ session: Session, deadline: Date) -> (acknowledged: Bool, failedAt: Date?, at: Date)
+  {
     let id = next.wrappingAdd(1, ordering: .relaxed).oldValue
     let key = "ledger-\(session.id)-\(id)"
     var failedAt: Date?
@@ -69,7 +70,8 @@ final class ChangeLedger: Sendable {
 
   /// For each session: acknowledged ids missing from its path, and ids in it more than once or
   /// never acknowledged. Reads retry failures until `deadline`.
-  func audit(_ sessions: [Session], deadline: Date) throws -> (lost: Int, doubled: Int, extra: Int) {
+  func audit(_ sessions: [Session], deadline: Date) throws -> (lost: Int, doubled: Int, extra: Int)
+  {
     var lost = 0
     var doubled = 0
     var extra = 0

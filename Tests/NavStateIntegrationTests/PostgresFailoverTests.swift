@@ -57,21 +57,31 @@ struct PostgresFailoverTests {
     return group
   }
 
-  @Test("kill -9 a node under load: its 30 sessions answer within the lease + 5 s, nothing lost")
-  func killedNode() throws {
+  /// Three nodes on a throwaway database, for `body`; both stopped after it, whatever happens.
+  static func withCluster(_ body: (PostgresServer, LocalCluster) throws -> Void) throws {
     let database = try PostgresServer()
     defer { database.stop() }
     let cluster = try LocalCluster(
-      nodes: 3, postgres: database.url, options: ["--lease-seconds", "\(Self.lease)", "--max-coordinators", "100000"])
+      nodes: 3, postgres: database.url,
+      options: ["--lease-seconds", "\(lease)", "--max-coordinators", "100000"])
     defer {
       _ = cluster.stop()
       cluster.removeFiles()
     }
-    let (all, victims) = try Self.sessions(cluster, on: "n2", count: 30)
+    try body(database, cluster)
+  }
+
+  @Test("kill -9 a node under load: its 30 sessions answer within the lease + 5 s, nothing lost")
+  func killedNode() throws {
+    try Self.withCluster { _, cluster in try Self.killedNode(cluster) }
+  }
+
+  static func killedNode(_ cluster: LocalCluster) throws {
+    let (all, victims) = try sessions(cluster, on: "n2", count: 30)
     let ledger = ChangeLedger(client: cluster.client)
     for session in all { ledger.change(session, deadline: Date().addingTimeInterval(10)) }
     let stop = StopFlag()
-    let load = Self.background(ledger, all.filter { Self.slot(of: $0) != "n2" }, stop: stop)
+    let load = background(ledger, all.filter { slot(of: $0) != "n2" }, stop: stop)
 
     let watched = victims[0]
     let seqBeforeKill = try #require(
@@ -93,8 +103,10 @@ struct PostgresFailoverTests {
     #expect(times.count == victims.count, "every session of the dead node answers again")
     let median = times.isEmpty ? 0 : times[times.count / 2]
     let slowest = times.last ?? 0
-    print("failover: \(times.count) sessions, p50 \(median) s, max \(slowest) s (lease \(Self.lease) s)")
-    #expect(slowest <= Self.lease + 5)
+    print(
+      "failover: \(times.count) sessions, p50 \(median) s, max \(slowest) s (lease \(lease) s)"
+    )
+    #expect(slowest <= lease + 5)
     let audit = try ledger.audit(all, deadline: Date().addingTimeInterval(20))
     print("killed node: \(ledger.acknowledgedCount) acknowledged, \(audit)")
     #expect(audit.lost == 0 && audit.doubled == 0 && audit.extra == 0, "\(audit)")
@@ -102,7 +114,7 @@ struct PostgresFailoverTests {
 
     // Event sequence numbers are durable: a stream reconnected through the proxy with the last
     // id it saw before the kill resumes with the next event, no reset, no gap.
-    let resumed = try Self.streamText(
+    let resumed = try streamText(
       cluster, watched, lastEventID: seqBeforeKill, until: "id: \(seqBeforeKill + 1)\n")
     #expect(resumed.contains("id: \(seqBeforeKill + 1)\n"), "\(resumed)")
     #expect(!resumed.contains("event: reset"), "\(resumed)")
@@ -147,15 +159,11 @@ struct PostgresFailoverTests {
 
   @Test("SIGSTOP a node past its lease, then SIGCONT: its late changes are refused, not applied")
   func pausedNode() throws {
-    let database = try PostgresServer()
-    defer { database.stop() }
-    let cluster = try LocalCluster(
-      nodes: 3, postgres: database.url, options: ["--lease-seconds", "\(Self.lease)", "--max-coordinators", "100000"])
-    defer {
-      _ = cluster.stop()
-      cluster.removeFiles()
-    }
-    let (all, theirs) = try Self.sessions(cluster, on: "n1", count: 5)
+    try Self.withCluster { _, cluster in try Self.pausedNode(cluster) }
+  }
+
+  static func pausedNode(_ cluster: LocalCluster) throws {
+    let (all, theirs) = try sessions(cluster, on: "n1", count: 5)
     let ledger = ChangeLedger(client: cluster.client)
     for session in all { ledger.change(session, deadline: Date().addingTimeInterval(10)) }
     let direct = HTTPTestClient(port: try cluster.port(ofNode: "n1"))
@@ -181,7 +189,7 @@ struct PostgresFailoverTests {
     for session in theirs {
       #expect(ledger.change(session, deadline: Date().addingTimeInterval(30)).acknowledged)
     }
-    Thread.sleep(forTimeInterval: Self.lease)
+    Thread.sleep(forTimeInterval: lease)
     try cluster.resume(node: "n1")
     paused = false
     lateSent.wait()

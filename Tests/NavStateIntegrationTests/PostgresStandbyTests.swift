@@ -33,7 +33,8 @@ struct PostgresStandbyTests {
       usleep(100_000)
     }
     #expect(
-      try primary.query("SELECT count(*) FROM pg_stat_replication WHERE sync_state = 'sync'") == "1")
+      try primary.query("SELECT count(*) FROM pg_stat_replication WHERE sync_state = 'sync'") == "1"
+    )
     let url =
       "postgres://postgres@127.0.0.1:\(primary.port),127.0.0.1:\(standby.port)/postgres?target_session_attrs=read-write"
     let node = try ServerProcess([

@@ -1724,13 +1724,13 @@ internal struct Client: APIProtocol {
                     }
                     return .gone(.init(body: body))
                 case 503:
-                    let headers: Components.Responses.NodeUnavailable.Headers = .init(retryAfter: try converter.getOptionalHeaderFieldAsURI(
+                    let headers: Components.Responses.ServiceUnavailable.Headers = .init(retryAfter: try converter.getOptionalHeaderFieldAsURI(
                         in: response.headerFields,
                         name: "Retry-After",
                         as: Swift.Int.self
                     ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
-                    let body: Components.Responses.NodeUnavailable.Body
+                    let body: Components.Responses.ServiceUnavailable.Body
                     let chosenContentType = try converter.bestContentType(
                         received: contentType,
                         options: [
@@ -2000,13 +2000,13 @@ internal struct Client: APIProtocol {
                     }
                     return .unprocessableContent(.init(body: body))
                 case 503:
-                    let headers: Components.Responses.NodeUnavailable.Headers = .init(retryAfter: try converter.getOptionalHeaderFieldAsURI(
+                    let headers: Components.Responses.ServiceUnavailable.Headers = .init(retryAfter: try converter.getOptionalHeaderFieldAsURI(
                         in: response.headerFields,
                         name: "Retry-After",
                         as: Swift.Int.self
                     ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
-                    let body: Components.Responses.NodeUnavailable.Body
+                    let body: Components.Responses.ServiceUnavailable.Body
                     let chosenContentType = try converter.bestContentType(
                         received: contentType,
                         options: [
@@ -4409,13 +4409,13 @@ internal struct Client: APIProtocol {
                         body: body
                     ))
                 case 503:
-                    let headers: Components.Responses.NodeUnavailable.Headers = .init(retryAfter: try converter.getOptionalHeaderFieldAsURI(
+                    let headers: Components.Responses.ServiceUnavailable.Headers = .init(retryAfter: try converter.getOptionalHeaderFieldAsURI(
                         in: response.headerFields,
                         name: "Retry-After",
                         as: Swift.Int.self
                     ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
-                    let body: Components.Responses.NodeUnavailable.Body
+                    let body: Components.Responses.ServiceUnavailable.Body
                     let chosenContentType = try converter.bestContentType(
                         received: contentType,
                         options: [
@@ -4620,13 +4620,13 @@ internal struct Client: APIProtocol {
                     }
                     return .notFound(.init(body: body))
                 case 503:
-                    let headers: Components.Responses.NodeUnavailable.Headers = .init(retryAfter: try converter.getOptionalHeaderFieldAsURI(
+                    let headers: Components.Responses.ServiceUnavailable.Headers = .init(retryAfter: try converter.getOptionalHeaderFieldAsURI(
                         in: response.headerFields,
                         name: "Retry-After",
                         as: Swift.Int.self
                     ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
-                    let body: Components.Responses.NodeUnavailable.Body
+                    let body: Components.Responses.ServiceUnavailable.Body
                     let chosenContentType = try converter.bestContentType(
                         received: contentType,
                         options: [
@@ -4839,13 +4839,13 @@ internal struct Client: APIProtocol {
                     }
                     return .notFound(.init(body: body))
                 case 503:
-                    let headers: Components.Responses.NodeUnavailable.Headers = .init(retryAfter: try converter.getOptionalHeaderFieldAsURI(
+                    let headers: Components.Responses.ServiceUnavailable.Headers = .init(retryAfter: try converter.getOptionalHeaderFieldAsURI(
                         in: response.headerFields,
                         name: "Retry-After",
                         as: Swift.Int.self
                     ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
-                    let body: Components.Responses.NodeUnavailable.Body
+                    let body: Components.Responses.ServiceUnavailable.Body
                     let chosenContentType = try converter.bestContentType(
                         received: contentType,
                         options: [
@@ -9685,13 +9685,13 @@ internal struct Client: APIProtocol {
                     }
                     return .notFound(.init(body: body))
                 case 503:
-                    let headers: Components.Responses.NodeUnavailable.Headers = .init(retryAfter: try converter.getOptionalHeaderFieldAsURI(
+                    let headers: Components.Responses.ServiceUnavailable.Headers = .init(retryAfter: try converter.getOptionalHeaderFieldAsURI(
                         in: response.headerFields,
                         name: "Retry-After",
                         as: Swift.Int.self
                     ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
-                    let body: Components.Responses.NodeUnavailable.Body
+                    let body: Components.Responses.ServiceUnavailable.Body
                     let chosenContentType = try converter.bestContentType(
                         received: contentType,
                         options: [

@@ -33,7 +33,7 @@ extension Components {
         ///
         /// - Remark: Generated from `#/components/parameters/ifMatch`.
         internal typealias IfMatch = Swift.String
-        /// Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir`.
+        /// Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir` or `--postgres`.
         ///
         /// - Remark: Generated from `#/components/parameters/idempotencyKey`.
         internal typealias IdempotencyKey = Swift.String

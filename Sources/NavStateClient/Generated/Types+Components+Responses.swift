@@ -873,53 +873,6 @@ extension Components {
                 self.body = body
             }
         }
-        internal struct NodeUnavailable: Sendable, Hashable {
-            /// - Remark: Generated from `#/components/responses/NodeUnavailable/headers`.
-            internal struct Headers: Sendable, Hashable {
-                /// - Remark: Generated from `#/components/responses/NodeUnavailable/headers/Retry-After`.
-                internal var retryAfter: Swift.Int?
-                /// Creates a new `Headers`.
-                ///
-                /// - Parameters:
-                ///   - retryAfter:
-                internal init(retryAfter: Swift.Int? = nil) {
-                    self.retryAfter = retryAfter
-                }
-            }
-            /// Received HTTP response headers
-            internal var headers: Components.Responses.NodeUnavailable.Headers
-            /// - Remark: Generated from `#/components/responses/NodeUnavailable/content`.
-            internal enum Body: Sendable, Hashable {
-                /// - Remark: Generated from `#/components/responses/NodeUnavailable/content/application\/problem+json`.
-                case applicationProblemJson(Components.Schemas.Problem)
-                /// The associated value of the enum case if `self` is `.applicationProblemJson`.
-                ///
-                /// - Throws: An error if `self` is not `.applicationProblemJson`.
-                /// - SeeAlso: `.applicationProblemJson`.
-                internal var applicationProblemJson: Components.Schemas.Problem {
-                    get throws {
-                        switch self {
-                        case let .applicationProblemJson(body):
-                            return body
-                        }
-                    }
-                }
-            }
-            /// Received HTTP response body
-            internal var body: Components.Responses.NodeUnavailable.Body
-            /// Creates a new `NodeUnavailable`.
-            ///
-            /// - Parameters:
-            ///   - headers: Received HTTP response headers
-            ///   - body: Received HTTP response body
-            internal init(
-                headers: Components.Responses.NodeUnavailable.Headers = .init(),
-                body: Components.Responses.NodeUnavailable.Body
-            ) {
-                self.headers = headers
-                self.body = body
-            }
-        }
         internal struct NodeTimeout: Sendable, Hashable {
             /// - Remark: Generated from `#/components/responses/NodeTimeout/content`.
             internal enum Body: Sendable, Hashable {

@@ -871,7 +871,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it. Behind the cluster proxy (deploy/nginx.conf.template), the node that holds the session, or for a creation every node, does not answer (node_unavailable, Retry-After 5). Codes: too_many_sessions, memory_exhausted, journal_unavailable, node_unavailable.
+            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it; or, with --postgres, PostgreSQL did not commit the change within --postgres-timeout or this node does not hold the session's lease now (store_unavailable, Retry-After 1). Behind the cluster proxy (deploy/nginx.conf.template), the node that holds the session, or for a creation every node, does not answer (node_unavailable, Retry-After 5). Codes: too_many_sessions, memory_exhausted, journal_unavailable, store_unavailable, node_unavailable.
             ///
             /// - Remark: Generated from `#/paths//v1/graphs/{name}/put(loadGraph)/responses/503`.
             ///
@@ -1433,7 +1433,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it. Behind the cluster proxy (deploy/nginx.conf.template), the node that holds the session, or for a creation every node, does not answer (node_unavailable, Retry-After 5). Codes: too_many_sessions, memory_exhausted, journal_unavailable, node_unavailable.
+            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it; or, with --postgres, PostgreSQL did not commit the change within --postgres-timeout or this node does not hold the session's lease now (store_unavailable, Retry-After 1). Behind the cluster proxy (deploy/nginx.conf.template), the node that holds the session, or for a creation every node, does not answer (node_unavailable, Retry-After 5). Codes: too_many_sessions, memory_exhausted, journal_unavailable, store_unavailable, node_unavailable.
             ///
             /// - Remark: Generated from `#/paths//v1/graphs/{name}/migrate/post(migrateSessions)/responses/503`.
             ///
@@ -2157,7 +2157,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it. Behind the cluster proxy (deploy/nginx.conf.template), the node that holds the session, or for a creation every node, does not answer (node_unavailable, Retry-After 5). Codes: too_many_sessions, memory_exhausted, journal_unavailable, node_unavailable.
+            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it; or, with --postgres, PostgreSQL did not commit the change within --postgres-timeout or this node does not hold the session's lease now (store_unavailable, Retry-After 1). Behind the cluster proxy (deploy/nginx.conf.template), the node that holds the session, or for a creation every node, does not answer (node_unavailable, Retry-After 5). Codes: too_many_sessions, memory_exhausted, journal_unavailable, store_unavailable, node_unavailable.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/post(createSession)/responses/503`.
             ///
@@ -2521,17 +2521,17 @@ internal enum Operations {
                     }
                 }
             }
-            /// Only behind the cluster proxy (deploy/nginx.conf.template): the node that holds this session does not answer. Nothing reached it; retry after Retry-After. A single server never answers this. Code: node_unavailable.
+            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it; or, with --postgres, PostgreSQL did not commit the change within --postgres-timeout or this node does not hold the session's lease now (store_unavailable, Retry-After 1). Behind the cluster proxy (deploy/nginx.conf.template), the node that holds the session, or for a creation every node, does not answer (node_unavailable, Retry-After 5). Codes: too_many_sessions, memory_exhausted, journal_unavailable, store_unavailable, node_unavailable.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/get(getSession)/responses/503`.
             ///
             /// HTTP response code: `503 serviceUnavailable`.
-            case serviceUnavailable(Components.Responses.NodeUnavailable)
+            case serviceUnavailable(Components.Responses.ServiceUnavailable)
             /// The associated value of the enum case if `self` is `.serviceUnavailable`.
             ///
             /// - Throws: An error if `self` is not `.serviceUnavailable`.
             /// - SeeAlso: `.serviceUnavailable`.
-            internal var serviceUnavailable: Components.Responses.NodeUnavailable {
+            internal var serviceUnavailable: Components.Responses.ServiceUnavailable {
                 get throws {
                     switch self {
                     case let .serviceUnavailable(response):
@@ -2634,7 +2634,7 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/DELETE/header/If-Match`.
                 internal var ifMatch: Components.Parameters.IfMatch?
-                /// Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir`.
+                /// Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir` or `--postgres`.
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/DELETE/header/Idempotency-Key`.
                 internal var idempotencyKey: Components.Parameters.IdempotencyKey?
@@ -2643,7 +2643,7 @@ internal enum Operations {
                 ///
                 /// - Parameters:
                 ///   - ifMatch: Apply only if the session is at this version (its ETag, e.g. `"3"`, or `*`). Otherwise 412 with the current `version`.
-                ///   - idempotencyKey: Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir`.
+                ///   - idempotencyKey: Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir` or `--postgres`.
                 ///   - accept:
                 internal init(
                     ifMatch: Components.Parameters.IfMatch? = nil,
@@ -2866,17 +2866,17 @@ internal enum Operations {
                     }
                 }
             }
-            /// Only behind the cluster proxy (deploy/nginx.conf.template): the node that holds this session does not answer. Nothing reached it; retry after Retry-After. A single server never answers this. Code: node_unavailable.
+            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it; or, with --postgres, PostgreSQL did not commit the change within --postgres-timeout or this node does not hold the session's lease now (store_unavailable, Retry-After 1). Behind the cluster proxy (deploy/nginx.conf.template), the node that holds the session, or for a creation every node, does not answer (node_unavailable, Retry-After 5). Codes: too_many_sessions, memory_exhausted, journal_unavailable, store_unavailable, node_unavailable.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/delete(deleteSession)/responses/503`.
             ///
             /// HTTP response code: `503 serviceUnavailable`.
-            case serviceUnavailable(Components.Responses.NodeUnavailable)
+            case serviceUnavailable(Components.Responses.ServiceUnavailable)
             /// The associated value of the enum case if `self` is `.serviceUnavailable`.
             ///
             /// - Throws: An error if `self` is not `.serviceUnavailable`.
             /// - SeeAlso: `.serviceUnavailable`.
-            internal var serviceUnavailable: Components.Responses.NodeUnavailable {
+            internal var serviceUnavailable: Components.Responses.ServiceUnavailable {
                 get throws {
                     switch self {
                     case let .serviceUnavailable(response):
@@ -2973,7 +2973,7 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/state/PUT/header/If-Match`.
                 internal var ifMatch: Components.Parameters.IfMatch?
-                /// Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir`.
+                /// Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir` or `--postgres`.
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/state/PUT/header/Idempotency-Key`.
                 internal var idempotencyKey: Components.Parameters.IdempotencyKey?
@@ -2986,7 +2986,7 @@ internal enum Operations {
                 ///
                 /// - Parameters:
                 ///   - ifMatch: Apply only if the session is at this version (its ETag, e.g. `"3"`, or `*`). Otherwise 412 with the current `version`.
-                ///   - idempotencyKey: Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir`.
+                ///   - idempotencyKey: Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir` or `--postgres`.
                 ///   - prefer: `return=minimal` (RFC 7240): answer `{version, events}` without the state, for a client that follows the event stream. Any other preference is ignored; the answer then carries the whole state.
                 ///   - accept:
                 internal init(
@@ -3255,7 +3255,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it. Behind the cluster proxy (deploy/nginx.conf.template), the node that holds the session, or for a creation every node, does not answer (node_unavailable, Retry-After 5). Codes: too_many_sessions, memory_exhausted, journal_unavailable, node_unavailable.
+            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it; or, with --postgres, PostgreSQL did not commit the change within --postgres-timeout or this node does not hold the session's lease now (store_unavailable, Retry-After 1). Behind the cluster proxy (deploy/nginx.conf.template), the node that holds the session, or for a creation every node, does not answer (node_unavailable, Retry-After 5). Codes: too_many_sessions, memory_exhausted, journal_unavailable, store_unavailable, node_unavailable.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/state/put(putState)/responses/503`.
             ///
@@ -3375,7 +3375,7 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/coordinators/{cid}/DELETE/header/If-Match`.
                 internal var ifMatch: Components.Parameters.IfMatch?
-                /// Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir`.
+                /// Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir` or `--postgres`.
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/coordinators/{cid}/DELETE/header/Idempotency-Key`.
                 internal var idempotencyKey: Components.Parameters.IdempotencyKey?
@@ -3388,7 +3388,7 @@ internal enum Operations {
                 ///
                 /// - Parameters:
                 ///   - ifMatch: Apply only if the session is at this version (its ETag, e.g. `"3"`, or `*`). Otherwise 412 with the current `version`.
-                ///   - idempotencyKey: Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir`.
+                ///   - idempotencyKey: Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir` or `--postgres`.
                 ///   - prefer: `return=minimal` (RFC 7240): answer `{version, events}` without the state, for a client that follows the event stream. Any other preference is ignored; the answer then carries the whole state.
                 ///   - accept:
                 internal init(
@@ -3637,7 +3637,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it. Behind the cluster proxy (deploy/nginx.conf.template), the node that holds the session, or for a creation every node, does not answer (node_unavailable, Retry-After 5). Codes: too_many_sessions, memory_exhausted, journal_unavailable, node_unavailable.
+            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it; or, with --postgres, PostgreSQL did not commit the change within --postgres-timeout or this node does not hold the session's lease now (store_unavailable, Retry-After 1). Behind the cluster proxy (deploy/nginx.conf.template), the node that holds the session, or for a creation every node, does not answer (node_unavailable, Retry-After 5). Codes: too_many_sessions, memory_exhausted, journal_unavailable, store_unavailable, node_unavailable.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/coordinators/{cid}/delete(teardownCoordinator)/responses/503`.
             ///
@@ -3757,7 +3757,7 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/coordinators/{cid}/leave-guard/PUT/header/If-Match`.
                 internal var ifMatch: Components.Parameters.IfMatch?
-                /// Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir`.
+                /// Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir` or `--postgres`.
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/coordinators/{cid}/leave-guard/PUT/header/Idempotency-Key`.
                 internal var idempotencyKey: Components.Parameters.IdempotencyKey?
@@ -3770,7 +3770,7 @@ internal enum Operations {
                 ///
                 /// - Parameters:
                 ///   - ifMatch: Apply only if the session is at this version (its ETag, e.g. `"3"`, or `*`). Otherwise 412 with the current `version`.
-                ///   - idempotencyKey: Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir`.
+                ///   - idempotencyKey: Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir` or `--postgres`.
                 ///   - prefer: `return=minimal` (RFC 7240): answer `{version, events}` without the state, for a client that follows the event stream. Any other preference is ignored; the answer then carries the whole state.
                 ///   - accept:
                 internal init(
@@ -4039,7 +4039,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it. Behind the cluster proxy (deploy/nginx.conf.template), the node that holds the session, or for a creation every node, does not answer (node_unavailable, Retry-After 5). Codes: too_many_sessions, memory_exhausted, journal_unavailable, node_unavailable.
+            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it; or, with --postgres, PostgreSQL did not commit the change within --postgres-timeout or this node does not hold the session's lease now (store_unavailable, Retry-After 1). Behind the cluster proxy (deploy/nginx.conf.template), the node that holds the session, or for a creation every node, does not answer (node_unavailable, Retry-After 5). Codes: too_many_sessions, memory_exhausted, journal_unavailable, store_unavailable, node_unavailable.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/coordinators/{cid}/leave-guard/put(setLeaveGuard)/responses/503`.
             ///
@@ -4159,7 +4159,7 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/coordinators/{cid}/leave-guard/DELETE/header/If-Match`.
                 internal var ifMatch: Components.Parameters.IfMatch?
-                /// Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir`.
+                /// Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir` or `--postgres`.
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/coordinators/{cid}/leave-guard/DELETE/header/Idempotency-Key`.
                 internal var idempotencyKey: Components.Parameters.IdempotencyKey?
@@ -4172,7 +4172,7 @@ internal enum Operations {
                 ///
                 /// - Parameters:
                 ///   - ifMatch: Apply only if the session is at this version (its ETag, e.g. `"3"`, or `*`). Otherwise 412 with the current `version`.
-                ///   - idempotencyKey: Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir`.
+                ///   - idempotencyKey: Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir` or `--postgres`.
                 ///   - prefer: `return=minimal` (RFC 7240): answer `{version, events}` without the state, for a client that follows the event stream. Any other preference is ignored; the answer then carries the whole state.
                 ///   - accept:
                 internal init(
@@ -4386,7 +4386,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it. Behind the cluster proxy (deploy/nginx.conf.template), the node that holds the session, or for a creation every node, does not answer (node_unavailable, Retry-After 5). Codes: too_many_sessions, memory_exhausted, journal_unavailable, node_unavailable.
+            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it; or, with --postgres, PostgreSQL did not commit the change within --postgres-timeout or this node does not hold the session's lease now (store_unavailable, Retry-After 1). Behind the cluster proxy (deploy/nginx.conf.template), the node that holds the session, or for a creation every node, does not answer (node_unavailable, Retry-After 5). Codes: too_many_sessions, memory_exhausted, journal_unavailable, store_unavailable, node_unavailable.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/coordinators/{cid}/leave-guard/delete(clearLeaveGuard)/responses/503`.
             ///
@@ -4499,7 +4499,7 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/context/PATCH/header/If-Match`.
                 internal var ifMatch: Components.Parameters.IfMatch?
-                /// Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir`.
+                /// Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir` or `--postgres`.
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/context/PATCH/header/Idempotency-Key`.
                 internal var idempotencyKey: Components.Parameters.IdempotencyKey?
@@ -4512,7 +4512,7 @@ internal enum Operations {
                 ///
                 /// - Parameters:
                 ///   - ifMatch: Apply only if the session is at this version (its ETag, e.g. `"3"`, or `*`). Otherwise 412 with the current `version`.
-                ///   - idempotencyKey: Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir`.
+                ///   - idempotencyKey: Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir` or `--postgres`.
                 ///   - prefer: `return=minimal` (RFC 7240): answer `{version, events}` without the state, for a client that follows the event stream. Any other preference is ignored; the answer then carries the whole state.
                 ///   - accept:
                 internal init(
@@ -4781,7 +4781,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it. Behind the cluster proxy (deploy/nginx.conf.template), the node that holds the session, or for a creation every node, does not answer (node_unavailable, Retry-After 5). Codes: too_many_sessions, memory_exhausted, journal_unavailable, node_unavailable.
+            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it; or, with --postgres, PostgreSQL did not commit the change within --postgres-timeout or this node does not hold the session's lease now (store_unavailable, Retry-After 1). Behind the cluster proxy (deploy/nginx.conf.template), the node that holds the session, or for a creation every node, does not answer (node_unavailable, Retry-After 5). Codes: too_many_sessions, memory_exhausted, journal_unavailable, store_unavailable, node_unavailable.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/context/patch(patchContext)/responses/503`.
             ///
@@ -4894,7 +4894,7 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/context/PUT/header/If-Match`.
                 internal var ifMatch: Components.Parameters.IfMatch?
-                /// Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir`.
+                /// Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir` or `--postgres`.
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/context/PUT/header/Idempotency-Key`.
                 internal var idempotencyKey: Components.Parameters.IdempotencyKey?
@@ -4907,7 +4907,7 @@ internal enum Operations {
                 ///
                 /// - Parameters:
                 ///   - ifMatch: Apply only if the session is at this version (its ETag, e.g. `"3"`, or `*`). Otherwise 412 with the current `version`.
-                ///   - idempotencyKey: Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir`.
+                ///   - idempotencyKey: Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir` or `--postgres`.
                 ///   - prefer: `return=minimal` (RFC 7240): answer `{version, events}` without the state, for a client that follows the event stream. Any other preference is ignored; the answer then carries the whole state.
                 ///   - accept:
                 internal init(
@@ -5176,7 +5176,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it. Behind the cluster proxy (deploy/nginx.conf.template), the node that holds the session, or for a creation every node, does not answer (node_unavailable, Retry-After 5). Codes: too_many_sessions, memory_exhausted, journal_unavailable, node_unavailable.
+            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it; or, with --postgres, PostgreSQL did not commit the change within --postgres-timeout or this node does not hold the session's lease now (store_unavailable, Retry-After 1). Behind the cluster proxy (deploy/nginx.conf.template), the node that holds the session, or for a creation every node, does not answer (node_unavailable, Retry-After 5). Codes: too_many_sessions, memory_exhausted, journal_unavailable, store_unavailable, node_unavailable.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/context/put(putContext)/responses/503`.
             ///
@@ -5538,17 +5538,17 @@ internal enum Operations {
                     }
                 }
             }
-            /// Only behind the cluster proxy (deploy/nginx.conf.template): the node that holds this session does not answer. Nothing reached it; retry after Retry-After. A single server never answers this. Code: node_unavailable.
+            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it; or, with --postgres, PostgreSQL did not commit the change within --postgres-timeout or this node does not hold the session's lease now (store_unavailable, Retry-After 1). Behind the cluster proxy (deploy/nginx.conf.template), the node that holds the session, or for a creation every node, does not answer (node_unavailable, Retry-After 5). Codes: too_many_sessions, memory_exhausted, journal_unavailable, store_unavailable, node_unavailable.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/events/get(listEvents)/responses/503`.
             ///
             /// HTTP response code: `503 serviceUnavailable`.
-            case serviceUnavailable(Components.Responses.NodeUnavailable)
+            case serviceUnavailable(Components.Responses.ServiceUnavailable)
             /// The associated value of the enum case if `self` is `.serviceUnavailable`.
             ///
             /// - Throws: An error if `self` is not `.serviceUnavailable`.
             /// - SeeAlso: `.serviceUnavailable`.
-            internal var serviceUnavailable: Components.Responses.NodeUnavailable {
+            internal var serviceUnavailable: Components.Responses.ServiceUnavailable {
                 get throws {
                     switch self {
                     case let .serviceUnavailable(response):
@@ -5864,17 +5864,17 @@ internal enum Operations {
                     }
                 }
             }
-            /// Only behind the cluster proxy (deploy/nginx.conf.template): the node that holds this session does not answer. Nothing reached it; retry after Retry-After. A single server never answers this. Code: node_unavailable.
+            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it; or, with --postgres, PostgreSQL did not commit the change within --postgres-timeout or this node does not hold the session's lease now (store_unavailable, Retry-After 1). Behind the cluster proxy (deploy/nginx.conf.template), the node that holds the session, or for a creation every node, does not answer (node_unavailable, Retry-After 5). Codes: too_many_sessions, memory_exhausted, journal_unavailable, store_unavailable, node_unavailable.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/history/get(getHistory)/responses/503`.
             ///
             /// HTTP response code: `503 serviceUnavailable`.
-            case serviceUnavailable(Components.Responses.NodeUnavailable)
+            case serviceUnavailable(Components.Responses.ServiceUnavailable)
             /// The associated value of the enum case if `self` is `.serviceUnavailable`.
             ///
             /// - Throws: An error if `self` is not `.serviceUnavailable`.
             /// - SeeAlso: `.serviceUnavailable`.
-            internal var serviceUnavailable: Components.Responses.NodeUnavailable {
+            internal var serviceUnavailable: Components.Responses.ServiceUnavailable {
                 get throws {
                     switch self {
                     case let .serviceUnavailable(response):
@@ -6186,17 +6186,17 @@ internal enum Operations {
                     }
                 }
             }
-            /// Only behind the cluster proxy (deploy/nginx.conf.template): the node that holds this session does not answer. Nothing reached it; retry after Retry-After. A single server never answers this. Code: node_unavailable.
+            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it; or, with --postgres, PostgreSQL did not commit the change within --postgres-timeout or this node does not hold the session's lease now (store_unavailable, Retry-After 1). Behind the cluster proxy (deploy/nginx.conf.template), the node that holds the session, or for a creation every node, does not answer (node_unavailable, Retry-After 5). Codes: too_many_sessions, memory_exhausted, journal_unavailable, store_unavailable, node_unavailable.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/recording/get(getRecording)/responses/503`.
             ///
             /// HTTP response code: `503 serviceUnavailable`.
-            case serviceUnavailable(Components.Responses.NodeUnavailable)
+            case serviceUnavailable(Components.Responses.ServiceUnavailable)
             /// The associated value of the enum case if `self` is `.serviceUnavailable`.
             ///
             /// - Throws: An error if `self` is not `.serviceUnavailable`.
             /// - SeeAlso: `.serviceUnavailable`.
-            internal var serviceUnavailable: Components.Responses.NodeUnavailable {
+            internal var serviceUnavailable: Components.Responses.ServiceUnavailable {
                 get throws {
                     switch self {
                     case let .serviceUnavailable(response):
@@ -6299,7 +6299,7 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/restore/POST/header/If-Match`.
                 internal var ifMatch: Components.Parameters.IfMatch?
-                /// Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir`.
+                /// Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir` or `--postgres`.
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/restore/POST/header/Idempotency-Key`.
                 internal var idempotencyKey: Components.Parameters.IdempotencyKey?
@@ -6312,7 +6312,7 @@ internal enum Operations {
                 ///
                 /// - Parameters:
                 ///   - ifMatch: Apply only if the session is at this version (its ETag, e.g. `"3"`, or `*`). Otherwise 412 with the current `version`.
-                ///   - idempotencyKey: Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir`.
+                ///   - idempotencyKey: Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir` or `--postgres`.
                 ///   - prefer: `return=minimal` (RFC 7240): answer `{version, events}` without the state, for a client that follows the event stream. Any other preference is ignored; the answer then carries the whole state.
                 ///   - accept:
                 internal init(
@@ -6604,7 +6604,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it. Behind the cluster proxy (deploy/nginx.conf.template), the node that holds the session, or for a creation every node, does not answer (node_unavailable, Retry-After 5). Codes: too_many_sessions, memory_exhausted, journal_unavailable, node_unavailable.
+            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it; or, with --postgres, PostgreSQL did not commit the change within --postgres-timeout or this node does not hold the session's lease now (store_unavailable, Retry-After 1). Behind the cluster proxy (deploy/nginx.conf.template), the node that holds the session, or for a creation every node, does not answer (node_unavailable, Retry-After 5). Codes: too_many_sessions, memory_exhausted, journal_unavailable, store_unavailable, node_unavailable.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/restore/post(restore)/responses/503`.
             ///
@@ -6717,7 +6717,7 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/push/POST/header/If-Match`.
                 internal var ifMatch: Components.Parameters.IfMatch?
-                /// Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir`.
+                /// Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir` or `--postgres`.
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/push/POST/header/Idempotency-Key`.
                 internal var idempotencyKey: Components.Parameters.IdempotencyKey?
@@ -6730,7 +6730,7 @@ internal enum Operations {
                 ///
                 /// - Parameters:
                 ///   - ifMatch: Apply only if the session is at this version (its ETag, e.g. `"3"`, or `*`). Otherwise 412 with the current `version`.
-                ///   - idempotencyKey: Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir`.
+                ///   - idempotencyKey: Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir` or `--postgres`.
                 ///   - prefer: `return=minimal` (RFC 7240): answer `{version, events}` without the state, for a client that follows the event stream. Any other preference is ignored; the answer then carries the whole state.
                 ///   - accept:
                 internal init(
@@ -6999,7 +6999,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it. Behind the cluster proxy (deploy/nginx.conf.template), the node that holds the session, or for a creation every node, does not answer (node_unavailable, Retry-After 5). Codes: too_many_sessions, memory_exhausted, journal_unavailable, node_unavailable.
+            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it; or, with --postgres, PostgreSQL did not commit the change within --postgres-timeout or this node does not hold the session's lease now (store_unavailable, Retry-After 1). Behind the cluster proxy (deploy/nginx.conf.template), the node that holds the session, or for a creation every node, does not answer (node_unavailable, Retry-After 5). Codes: too_many_sessions, memory_exhausted, journal_unavailable, store_unavailable, node_unavailable.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/push/post(push)/responses/503`.
             ///
@@ -7112,7 +7112,7 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/pop/POST/header/If-Match`.
                 internal var ifMatch: Components.Parameters.IfMatch?
-                /// Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir`.
+                /// Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir` or `--postgres`.
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/pop/POST/header/Idempotency-Key`.
                 internal var idempotencyKey: Components.Parameters.IdempotencyKey?
@@ -7125,7 +7125,7 @@ internal enum Operations {
                 ///
                 /// - Parameters:
                 ///   - ifMatch: Apply only if the session is at this version (its ETag, e.g. `"3"`, or `*`). Otherwise 412 with the current `version`.
-                ///   - idempotencyKey: Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir`.
+                ///   - idempotencyKey: Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir` or `--postgres`.
                 ///   - prefer: `return=minimal` (RFC 7240): answer `{version, events}` without the state, for a client that follows the event stream. Any other preference is ignored; the answer then carries the whole state.
                 ///   - accept:
                 internal init(
@@ -7394,7 +7394,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it. Behind the cluster proxy (deploy/nginx.conf.template), the node that holds the session, or for a creation every node, does not answer (node_unavailable, Retry-After 5). Codes: too_many_sessions, memory_exhausted, journal_unavailable, node_unavailable.
+            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it; or, with --postgres, PostgreSQL did not commit the change within --postgres-timeout or this node does not hold the session's lease now (store_unavailable, Retry-After 1). Behind the cluster proxy (deploy/nginx.conf.template), the node that holds the session, or for a creation every node, does not answer (node_unavailable, Retry-After 5). Codes: too_many_sessions, memory_exhausted, journal_unavailable, store_unavailable, node_unavailable.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/pop/post(pop)/responses/503`.
             ///
@@ -7507,7 +7507,7 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/present/POST/header/If-Match`.
                 internal var ifMatch: Components.Parameters.IfMatch?
-                /// Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir`.
+                /// Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir` or `--postgres`.
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/present/POST/header/Idempotency-Key`.
                 internal var idempotencyKey: Components.Parameters.IdempotencyKey?
@@ -7520,7 +7520,7 @@ internal enum Operations {
                 ///
                 /// - Parameters:
                 ///   - ifMatch: Apply only if the session is at this version (its ETag, e.g. `"3"`, or `*`). Otherwise 412 with the current `version`.
-                ///   - idempotencyKey: Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir`.
+                ///   - idempotencyKey: Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir` or `--postgres`.
                 ///   - prefer: `return=minimal` (RFC 7240): answer `{version, events}` without the state, for a client that follows the event stream. Any other preference is ignored; the answer then carries the whole state.
                 ///   - accept:
                 internal init(
@@ -7789,7 +7789,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it. Behind the cluster proxy (deploy/nginx.conf.template), the node that holds the session, or for a creation every node, does not answer (node_unavailable, Retry-After 5). Codes: too_many_sessions, memory_exhausted, journal_unavailable, node_unavailable.
+            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it; or, with --postgres, PostgreSQL did not commit the change within --postgres-timeout or this node does not hold the session's lease now (store_unavailable, Retry-After 1). Behind the cluster proxy (deploy/nginx.conf.template), the node that holds the session, or for a creation every node, does not answer (node_unavailable, Retry-After 5). Codes: too_many_sessions, memory_exhausted, journal_unavailable, store_unavailable, node_unavailable.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/present/post(present)/responses/503`.
             ///
@@ -7902,7 +7902,7 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/dismiss/POST/header/If-Match`.
                 internal var ifMatch: Components.Parameters.IfMatch?
-                /// Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir`.
+                /// Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir` or `--postgres`.
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/dismiss/POST/header/Idempotency-Key`.
                 internal var idempotencyKey: Components.Parameters.IdempotencyKey?
@@ -7915,7 +7915,7 @@ internal enum Operations {
                 ///
                 /// - Parameters:
                 ///   - ifMatch: Apply only if the session is at this version (its ETag, e.g. `"3"`, or `*`). Otherwise 412 with the current `version`.
-                ///   - idempotencyKey: Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir`.
+                ///   - idempotencyKey: Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir` or `--postgres`.
                 ///   - prefer: `return=minimal` (RFC 7240): answer `{version, events}` without the state, for a client that follows the event stream. Any other preference is ignored; the answer then carries the whole state.
                 ///   - accept:
                 internal init(
@@ -8184,7 +8184,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it. Behind the cluster proxy (deploy/nginx.conf.template), the node that holds the session, or for a creation every node, does not answer (node_unavailable, Retry-After 5). Codes: too_many_sessions, memory_exhausted, journal_unavailable, node_unavailable.
+            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it; or, with --postgres, PostgreSQL did not commit the change within --postgres-timeout or this node does not hold the session's lease now (store_unavailable, Retry-After 1). Behind the cluster proxy (deploy/nginx.conf.template), the node that holds the session, or for a creation every node, does not answer (node_unavailable, Retry-After 5). Codes: too_many_sessions, memory_exhausted, journal_unavailable, store_unavailable, node_unavailable.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/dismiss/post(dismiss)/responses/503`.
             ///
@@ -8297,7 +8297,7 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/back/POST/header/If-Match`.
                 internal var ifMatch: Components.Parameters.IfMatch?
-                /// Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir`.
+                /// Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir` or `--postgres`.
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/back/POST/header/Idempotency-Key`.
                 internal var idempotencyKey: Components.Parameters.IdempotencyKey?
@@ -8310,7 +8310,7 @@ internal enum Operations {
                 ///
                 /// - Parameters:
                 ///   - ifMatch: Apply only if the session is at this version (its ETag, e.g. `"3"`, or `*`). Otherwise 412 with the current `version`.
-                ///   - idempotencyKey: Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir`.
+                ///   - idempotencyKey: Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir` or `--postgres`.
                 ///   - prefer: `return=minimal` (RFC 7240): answer `{version, events}` without the state, for a client that follows the event stream. Any other preference is ignored; the answer then carries the whole state.
                 ///   - accept:
                 internal init(
@@ -8579,7 +8579,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it. Behind the cluster proxy (deploy/nginx.conf.template), the node that holds the session, or for a creation every node, does not answer (node_unavailable, Retry-After 5). Codes: too_many_sessions, memory_exhausted, journal_unavailable, node_unavailable.
+            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it; or, with --postgres, PostgreSQL did not commit the change within --postgres-timeout or this node does not hold the session's lease now (store_unavailable, Retry-After 1). Behind the cluster proxy (deploy/nginx.conf.template), the node that holds the session, or for a creation every node, does not answer (node_unavailable, Retry-After 5). Codes: too_many_sessions, memory_exhausted, journal_unavailable, store_unavailable, node_unavailable.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/back/post(back)/responses/503`.
             ///
@@ -8692,7 +8692,7 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/replace/POST/header/If-Match`.
                 internal var ifMatch: Components.Parameters.IfMatch?
-                /// Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir`.
+                /// Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir` or `--postgres`.
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/replace/POST/header/Idempotency-Key`.
                 internal var idempotencyKey: Components.Parameters.IdempotencyKey?
@@ -8705,7 +8705,7 @@ internal enum Operations {
                 ///
                 /// - Parameters:
                 ///   - ifMatch: Apply only if the session is at this version (its ETag, e.g. `"3"`, or `*`). Otherwise 412 with the current `version`.
-                ///   - idempotencyKey: Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir`.
+                ///   - idempotencyKey: Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir` or `--postgres`.
                 ///   - prefer: `return=minimal` (RFC 7240): answer `{version, events}` without the state, for a client that follows the event stream. Any other preference is ignored; the answer then carries the whole state.
                 ///   - accept:
                 internal init(
@@ -8974,7 +8974,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it. Behind the cluster proxy (deploy/nginx.conf.template), the node that holds the session, or for a creation every node, does not answer (node_unavailable, Retry-After 5). Codes: too_many_sessions, memory_exhausted, journal_unavailable, node_unavailable.
+            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it; or, with --postgres, PostgreSQL did not commit the change within --postgres-timeout or this node does not hold the session's lease now (store_unavailable, Retry-After 1). Behind the cluster proxy (deploy/nginx.conf.template), the node that holds the session, or for a creation every node, does not answer (node_unavailable, Retry-After 5). Codes: too_many_sessions, memory_exhausted, journal_unavailable, store_unavailable, node_unavailable.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/replace/post(replace)/responses/503`.
             ///
@@ -9087,7 +9087,7 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/select-tab/POST/header/If-Match`.
                 internal var ifMatch: Components.Parameters.IfMatch?
-                /// Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir`.
+                /// Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir` or `--postgres`.
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/select-tab/POST/header/Idempotency-Key`.
                 internal var idempotencyKey: Components.Parameters.IdempotencyKey?
@@ -9100,7 +9100,7 @@ internal enum Operations {
                 ///
                 /// - Parameters:
                 ///   - ifMatch: Apply only if the session is at this version (its ETag, e.g. `"3"`, or `*`). Otherwise 412 with the current `version`.
-                ///   - idempotencyKey: Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir`.
+                ///   - idempotencyKey: Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir` or `--postgres`.
                 ///   - prefer: `return=minimal` (RFC 7240): answer `{version, events}` without the state, for a client that follows the event stream. Any other preference is ignored; the answer then carries the whole state.
                 ///   - accept:
                 internal init(
@@ -9369,7 +9369,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it. Behind the cluster proxy (deploy/nginx.conf.template), the node that holds the session, or for a creation every node, does not answer (node_unavailable, Retry-After 5). Codes: too_many_sessions, memory_exhausted, journal_unavailable, node_unavailable.
+            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it; or, with --postgres, PostgreSQL did not commit the change within --postgres-timeout or this node does not hold the session's lease now (store_unavailable, Retry-After 1). Behind the cluster proxy (deploy/nginx.conf.template), the node that holds the session, or for a creation every node, does not answer (node_unavailable, Retry-After 5). Codes: too_many_sessions, memory_exhausted, journal_unavailable, store_unavailable, node_unavailable.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/select-tab/post(selectTab)/responses/503`.
             ///
@@ -9482,7 +9482,7 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/deeplink/POST/header/If-Match`.
                 internal var ifMatch: Components.Parameters.IfMatch?
-                /// Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir`.
+                /// Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir` or `--postgres`.
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/deeplink/POST/header/Idempotency-Key`.
                 internal var idempotencyKey: Components.Parameters.IdempotencyKey?
@@ -9495,7 +9495,7 @@ internal enum Operations {
                 ///
                 /// - Parameters:
                 ///   - ifMatch: Apply only if the session is at this version (its ETag, e.g. `"3"`, or `*`). Otherwise 412 with the current `version`.
-                ///   - idempotencyKey: Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir`.
+                ///   - idempotencyKey: Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir` or `--postgres`.
                 ///   - prefer: `return=minimal` (RFC 7240): answer `{version, events}` without the state, for a client that follows the event stream. Any other preference is ignored; the answer then carries the whole state.
                 ///   - accept:
                 internal init(
@@ -9764,7 +9764,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it. Behind the cluster proxy (deploy/nginx.conf.template), the node that holds the session, or for a creation every node, does not answer (node_unavailable, Retry-After 5). Codes: too_many_sessions, memory_exhausted, journal_unavailable, node_unavailable.
+            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it; or, with --postgres, PostgreSQL did not commit the change within --postgres-timeout or this node does not hold the session's lease now (store_unavailable, Retry-After 1). Behind the cluster proxy (deploy/nginx.conf.template), the node that holds the session, or for a creation every node, does not answer (node_unavailable, Retry-After 5). Codes: too_many_sessions, memory_exhausted, journal_unavailable, store_unavailable, node_unavailable.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/deeplink/post(deepLink)/responses/503`.
             ///
@@ -9877,7 +9877,7 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/batch/POST/header/If-Match`.
                 internal var ifMatch: Components.Parameters.IfMatch?
-                /// Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir`.
+                /// Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir` or `--postgres`.
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/batch/POST/header/Idempotency-Key`.
                 internal var idempotencyKey: Components.Parameters.IdempotencyKey?
@@ -9890,7 +9890,7 @@ internal enum Operations {
                 ///
                 /// - Parameters:
                 ///   - ifMatch: Apply only if the session is at this version (its ETag, e.g. `"3"`, or `*`). Otherwise 412 with the current `version`.
-                ///   - idempotencyKey: Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir`.
+                ///   - idempotencyKey: Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir` or `--postgres`.
                 ///   - prefer: `return=minimal` (RFC 7240): answer `{version, events}` without the state, for a client that follows the event stream. Any other preference is ignored; the answer then carries the whole state.
                 ///   - accept:
                 internal init(
@@ -10159,7 +10159,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it. Behind the cluster proxy (deploy/nginx.conf.template), the node that holds the session, or for a creation every node, does not answer (node_unavailable, Retry-After 5). Codes: too_many_sessions, memory_exhausted, journal_unavailable, node_unavailable.
+            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it; or, with --postgres, PostgreSQL did not commit the change within --postgres-timeout or this node does not hold the session's lease now (store_unavailable, Retry-After 1). Behind the cluster proxy (deploy/nginx.conf.template), the node that holds the session, or for a creation every node, does not answer (node_unavailable, Retry-After 5). Codes: too_many_sessions, memory_exhausted, journal_unavailable, store_unavailable, node_unavailable.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/batch/post(batch)/responses/503`.
             ///
@@ -10515,7 +10515,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it. Behind the cluster proxy (deploy/nginx.conf.template), the node that holds the session, or for a creation every node, does not answer (node_unavailable, Retry-After 5). Codes: too_many_sessions, memory_exhausted, journal_unavailable, node_unavailable.
+            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it; or, with --postgres, PostgreSQL did not commit the change within --postgres-timeout or this node does not hold the session's lease now (store_unavailable, Retry-After 1). Behind the cluster proxy (deploy/nginx.conf.template), the node that holds the session, or for a creation every node, does not answer (node_unavailable, Retry-After 5). Codes: too_many_sessions, memory_exhausted, journal_unavailable, store_unavailable, node_unavailable.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/events/stream/get(streamEvents)/responses/503`.
             ///
@@ -10945,7 +10945,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it. Behind the cluster proxy (deploy/nginx.conf.template), the node that holds the session, or for a creation every node, does not answer (node_unavailable, Retry-After 5). Codes: too_many_sessions, memory_exhausted, journal_unavailable, node_unavailable.
+            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it; or, with --postgres, PostgreSQL did not commit the change within --postgres-timeout or this node does not hold the session's lease now (store_unavailable, Retry-After 1). Behind the cluster proxy (deploy/nginx.conf.template), the node that holds the session, or for a creation every node, does not answer (node_unavailable, Retry-After 5). Codes: too_many_sessions, memory_exhausted, journal_unavailable, store_unavailable, node_unavailable.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/shares/post(createShare)/responses/503`.
             ///
@@ -11067,7 +11067,7 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/shares/{id}/DELETE/header/If-Match`.
                 internal var ifMatch: Components.Parameters.IfMatch?
-                /// Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir`.
+                /// Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir` or `--postgres`.
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/shares/{id}/DELETE/header/Idempotency-Key`.
                 internal var idempotencyKey: Components.Parameters.IdempotencyKey?
@@ -11076,7 +11076,7 @@ internal enum Operations {
                 ///
                 /// - Parameters:
                 ///   - ifMatch: Apply only if the session is at this version (its ETag, e.g. `"3"`, or `*`). Otherwise 412 with the current `version`.
-                ///   - idempotencyKey: Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir`.
+                ///   - idempotencyKey: Makes a retry safe: the first request decided under this key (any 2xx or 4xx) is remembered with its answer; a repeat with the same key, method, path and body is answered the same with `Idempotent-Replayed: true` and changes nothing. The same key with another request is 422 `idempotency_key_reused`, a repeat while the first is being decided 409 `idempotency_key_in_use`, a malformed key 400 `invalid_idempotency_key`. A session keeps its last 256 keys, across restarts with `--data-dir` or `--postgres`.
                 ///   - accept:
                 internal init(
                     ifMatch: Components.Parameters.IfMatch? = nil,
@@ -11299,7 +11299,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it. Behind the cluster proxy (deploy/nginx.conf.template), the node that holds the session, or for a creation every node, does not answer (node_unavailable, Retry-After 5). Codes: too_many_sessions, memory_exhausted, journal_unavailable, node_unavailable.
+            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it; or, with --postgres, PostgreSQL did not commit the change within --postgres-timeout or this node does not hold the session's lease now (store_unavailable, Retry-After 1). Behind the cluster proxy (deploy/nginx.conf.template), the node that holds the session, or for a creation every node, does not answer (node_unavailable, Retry-After 5). Codes: too_many_sessions, memory_exhausted, journal_unavailable, store_unavailable, node_unavailable.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/shares/{id}/delete(revokeShare)/responses/503`.
             ///
@@ -11523,17 +11523,17 @@ internal enum Operations {
                     }
                 }
             }
-            /// Only behind the cluster proxy (deploy/nginx.conf.template): the node that holds this session does not answer. Nothing reached it; retry after Retry-After. A single server never answers this. Code: node_unavailable.
+            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it; or, with --postgres, PostgreSQL did not commit the change within --postgres-timeout or this node does not hold the session's lease now (store_unavailable, Retry-After 1). Behind the cluster proxy (deploy/nginx.conf.template), the node that holds the session, or for a creation every node, does not answer (node_unavailable, Retry-After 5). Codes: too_many_sessions, memory_exhausted, journal_unavailable, store_unavailable, node_unavailable.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/presence/get(getPresence)/responses/503`.
             ///
             /// HTTP response code: `503 serviceUnavailable`.
-            case serviceUnavailable(Components.Responses.NodeUnavailable)
+            case serviceUnavailable(Components.Responses.ServiceUnavailable)
             /// The associated value of the enum case if `self` is `.serviceUnavailable`.
             ///
             /// - Throws: An error if `self` is not `.serviceUnavailable`.
             /// - SeeAlso: `.serviceUnavailable`.
-            internal var serviceUnavailable: Components.Responses.NodeUnavailable {
+            internal var serviceUnavailable: Components.Responses.ServiceUnavailable {
                 get throws {
                     switch self {
                     case let .serviceUnavailable(response):
@@ -11951,7 +11951,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it. Behind the cluster proxy (deploy/nginx.conf.template), the node that holds the session, or for a creation every node, does not answer (node_unavailable, Retry-After 5). Codes: too_many_sessions, memory_exhausted, journal_unavailable, node_unavailable.
+            /// The server holds all it may: too many sessions (too_many_sessions), or the memory budget of --max-memory is used up (memory_exhausted); or, with --data-dir, it cannot record the change in its journal (journal_unavailable), so it does not make it; or, with --postgres, PostgreSQL did not commit the change within --postgres-timeout or this node does not hold the session's lease now (store_unavailable, Retry-After 1). Behind the cluster proxy (deploy/nginx.conf.template), the node that holds the session, or for a creation every node, does not answer (node_unavailable, Retry-After 5). Codes: too_many_sessions, memory_exhausted, journal_unavailable, store_unavailable, node_unavailable.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{sid}/fork/post(forkSession)/responses/503`.
             ///

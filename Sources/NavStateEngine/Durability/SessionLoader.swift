@@ -48,7 +48,7 @@ extension SessionStore {
   @discardableResult
   package func evict(where belongs: (SessionRecord) -> Bool) -> Int {
     var chosen: [SessionRecord] = []
-    registry.forEach { if belongs($0) { chosen.append($0) } }
+    forEachSession { if belongs($0) { chosen.append($0) } }
     var evicted = 0
     for record in chosen {
       let gone = record.data.withLock { data -> (streams: [any EventSink], live: Int)? in
