@@ -150,6 +150,13 @@ public final class NavStateService: Sendable {
   /// With `--postgres`, the session's slot is loaded first if this node does not hold it: a
   /// slot another node holds, or a database that cannot be reached, is 503 `store_unavailable`.
   func sessionKey(_ params: PathParameters) throws(APIProblem) -> SessionID? {
+    // Without a loader (no --postgres) a refusal cannot happen: the id is read as before, with
+    // no Result of a refusal built and destroyed on every request.
+    guard store.hasLoader else {
+      var key: SessionID?
+      params.withValue("sid") { id in key = id.flatMap(store.key(of:)) }
+      return key
+    }
     var located: Result<SessionID?, EngineRefusal> = .success(nil)
     params.withValue("sid") { id in
       guard let id else { return }

@@ -67,18 +67,19 @@ extension PostgresDurability {
       guard existing.integer(0, 0) == 0 else {
         throw PostgresError(.server(""), "slot \(node.name) already has sessions in PostgreSQL")
       }
-      guard case .claimed = try leases.claim(node) else {
+      guard case .claimed(let epoch) = try leases.claim(node) else {
         throw PostgresError(.server(""), "a live node holds slot \(node.name): stop it first")
       }
       leases.markReady(node.name)
       defer { leases.releaseAll() }
-      let storage = PostgresStorage(database: database, leases: leases) {}
+      let storage = PostgresStorage(database: database, leases: leases)
       var batch: [PostgresStorage.Pending] = []
       var count = 0
       var failure: PostgresError?
+      // Renewed after each group, so that a long import keeps its lease.
       func flush() {
         guard !batch.isEmpty, failure == nil else { return }
-        if !storage.commit(batch) {
+        if !storage.commit(batch) || !leases.renew().lost.isEmpty {
           failure = PostgresError(.unreachable, "a group of sessions was not committed")
         }
         count += batch.count
@@ -90,11 +91,17 @@ extension PostgresDurability {
         }
         batch.append(
           PostgresStorage.Pending(
-            slot: node.name, session: PostgresStorage.key(record.key), payload: payload))
+            slot: node.name, epoch: epoch, session: PostgresStorage.key(record.key),
+            payload: payload))
         if batch.count == 500 { flush() }
       }
       flush()
-      if let failure { throw failure }
+      if let failure {
+        // All or nothing: a second try finds the slot empty again.
+        _ = try? database.query(
+          "DELETE FROM navstate_records WHERE slot = $1", [.text(node.name)])
+        throw failure
+      }
       return count
     } catch {
       if case .server = error.kind {

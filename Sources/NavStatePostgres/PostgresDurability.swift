@@ -1,3 +1,4 @@
+import Dispatch
 public import NavStateEngine
 import NavStatePersistence
 import PostgresClient
@@ -14,15 +15,23 @@ public final class PostgresDurability: SessionDurability, SessionLoader {
   let leases: SlotLeases
   private let storage: Mutex<PostgresStorage?> = Mutex(nil)
   private let attached = Mutex<WeakStore>(WeakStore())
-  /// One claim and load at a time: requests for a slot being loaded wait for it.
-  private let loading = Mutex(())
+  /// One gate per slot: a claim, a load, a reload and an eviction of a slot happen one at a
+  /// time (requests for a slot being loaded wait for it), and never hold up another slot.
+  private let gates = Mutex<[String: SlotGate]>([:])
   /// Slots found held elsewhere, and until when requests for them are refused without asking
   /// the database again: during a failover every request of a dead node's sessions arrives
   /// here, and one claim per slot every quarter second is enough.
   private let heldElsewhere = Mutex<[String: Double]>([:])
   static let refusalMemory = 0.25
+  /// Reloads, claims and deletions run off the lease duty (they may wait on the database far
+  /// longer than a renewal may), one batch at a time.
+  private let upkeepRunning = Atomic(false)
 
   private struct WeakStore { weak var store: SessionStore? }
+
+  final class SlotGate: Sendable {
+    let lock = Mutex(())
+  }
 
   public init(settings: PostgresSettings, node: NodeName) {
     self.settings = settings
@@ -33,6 +42,15 @@ public final class PostgresDurability: SessionDurability, SessionLoader {
 
   /// Where the sessions are, for the log: the database, without a password.
   var source: String { "PostgreSQL (" + PostgresURL.redacted(settings.url) + ")" }
+
+  private func gate(_ slot: String) -> SlotGate {
+    gates.withLock { gates in
+      if let gate = gates[slot] { return gate }
+      let gate = SlotGate()
+      gates[slot] = gate
+      return gate
+    }
+  }
 
   public func restore(into store: SessionStore) throws(DurabilityFailure) -> RestoreSummary {
     do throws(Schema.SchemaFailure) {
@@ -59,9 +77,7 @@ public final class PostgresDurability: SessionDurability, SessionLoader {
       throw DurabilityFailure(.cannotOpen, "cannot read the graphs in \(source): \(error)")
     }
     if let conflict = conflicts.first { throw DurabilityFailure(.badData, conflict.description) }
-    let storage = PostgresStorage(database: database, leases: leases) { [weak self] in
-      self?.renewNow()
-    }
+    let storage = PostgresStorage(database: database, leases: leases)
     self.storage.withLock { $0 = storage }
     attached.withLock { $0.store = store }
     store.attach(storage)
@@ -132,7 +148,8 @@ public final class PostgresDurability: SessionDurability, SessionLoader {
   private func claimAndLoad(_ slot: NodeName, into store: SessionStore) throws(PostgresError)
     -> (claim: SlotLeases.Claim, sessions: Int)
   {
-    try loading.withLock { _ throws(PostgresError) -> (claim: SlotLeases.Claim, sessions: Int) in
+    try gate(slot.name).lock.withLock {
+      _ throws(PostgresError) -> (claim: SlotLeases.Claim, sessions: Int) in
       guard !leases.holds(slot.name) else { return (.claimed(epoch: 0), 0) }
       let claim = try leases.claim(slot)
       guard case .claimed = claim else { return (claim, 0) }
@@ -149,39 +166,65 @@ public final class PostgresDurability: SessionDurability, SessionLoader {
     }
   }
 
-  /// The lease duty: renew every slot; let go of the lost ones; give back the ones their home
-  /// node asks for; load again the ones with a commit in doubt; claim this node's own slot if
-  /// it is not held; delete the rows of ended sessions.
+  /// Lets go of a slot's sessions, unless the slot was claimed again meanwhile.
+  private func evictUnlessHeld(_ slot: String, from store: SessionStore) {
+    gate(slot).lock.withLock { _ in
+      guard !leases.holds(slot) else { return }
+      store.evict { $0.node?.name == slot }
+    }
+  }
+
+  /// The lease duty: renew every slot, let go of the lost ones, give back the ones their home
+  /// node asks for; then, off this thread, read back the slots with a commit in doubt, claim
+  /// this node's own slot if it is not held, and delete the rows of ended sessions.
   private func keepLeases() -> String? {
     guard let store = attached.withLock({ $0.store }), let storage = storage.withLock({ $0 })
     else { return nil }
     let renewal = leases.renew()
-    for slot in renewal.lost { store.evict { $0.node?.name == slot } }
+    for slot in renewal.lost { evictUnlessHeld(slot, from: store) }
+    var problems: [String] = renewal.lost.map { "lost the lease of slot \($0)" }
     // As after a commit that got no answer: read every slot back once the database answers.
-    // Not now: what follows would wait on a database that does not answer, and hold up the
-    // next renewal.
+    // Not now: the rest would wait on a database that does not answer.
     if renewal.failed {
       storage.doubtAll()
-      return renewal.lost.isEmpty ? nil : "lost the lease of slots \(renewal.lost)"
+      return problems.isEmpty ? nil : problems.joined(separator: "; ")
     }
-    var problems: [String] = renewal.lost.map { "lost the lease of slot \($0)" }
     for slot in renewal.wanted {
       do {
-        try loading.withLock { _ throws(PostgresError) in try leases.release(slot) }
-        store.evict { $0.node?.name == slot }
+        try gate(slot).lock.withLock { _ throws(PostgresError) in
+          try leases.release(slot)
+          store.evict { $0.node?.name == slot }
+        }
         problems.append("gave slot \(slot) back to its node")
       } catch {
         problems.append("could not give slot \(slot) back: \(error)")
       }
     }
-    // Read back from the database, under the same lease: whatever the commit in doubt did is
-    // what the sessions show from now on. Meanwhile the slot is not served (requests wait for
-    // the load, changes are refused).
+    if upkeepRunning.compareExchange(expected: false, desired: true, ordering: .acquiring)
+      .exchanged
+    {
+      DispatchQueue.global().async { [self] in
+        upkeep(store, storage)
+        upkeepRunning.store(false, ordering: .releasing)
+      }
+    }
+    return problems.isEmpty ? nil : problems.joined(separator: "; ")
+  }
+
+  /// What the lease duty leaves to another thread.
+  private func upkeep(_ store: SessionStore, _ storage: PostgresStorage) {
+    // Read back under a new epoch: whatever was still on its way to PostgreSQL under the old
+    // one is in it by now or can no longer be (the epoch's UPDATE waits for the commits that
+    // hold the slot's row). The sessions then show what PostgreSQL holds. Meanwhile the slot
+    // is not served (requests wait at its gate, changes are refused).
     for slot in storage.takeDoubtful() {
       guard let name = NodeName(slot) else { continue }
       do {
-        try loading.withLock { _ throws(PostgresError) in
-          guard leases.markLoading(slot) else { return }
+        try gate(slot).lock.withLock { _ throws(PostgresError) in
+          guard try leases.reepoch(slot) else {
+            store.evict { $0.node?.name == slot }
+            return
+          }
           _ = try SlotLoad.load(name, into: store, from: database, settings: settings)
           leases.markReady(slot)
         }
@@ -191,12 +234,5 @@ public final class PostgresDurability: SessionDurability, SessionLoader {
     }
     if !leases.holds(node.name) { _ = try? claimAndLoad(node, into: store) }
     storage.deleteEnded()
-    return problems.isEmpty ? nil : problems.joined(separator: "; ")
-  }
-
-  /// After a commit the fencing check stopped: renew at once, so lost slots go now.
-  private func renewNow() {
-    guard let store = attached.withLock({ $0.store }) else { return }
-    for slot in leases.renew().lost { store.evict { $0.node?.name == slot } }
   }
 }

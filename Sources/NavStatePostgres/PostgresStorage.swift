@@ -21,6 +21,8 @@ import Synchronization
 final class PostgresStorage: SessionStorage {
   struct Pending: Sendable {
     var slot: String
+    /// The slot's epoch when the record was made: it commits under this one or not at all.
+    var epoch: Int64
     var session: [UInt8]
     var payload: [UInt8]
   }
@@ -34,13 +36,9 @@ final class PostgresStorage: SessionStorage {
   private let doubtfulCount = Atomic<Int>(0)
   /// Sessions whose end was committed: their rows are deleted by the lease duty.
   private let endedSessions = Mutex<[[UInt8]]>([])
-  /// Called after a commit the fencing check stopped: the slots are looked at again at once.
-  let fenced: @Sendable () -> Void
-
-  init(database: Database, leases: SlotLeases, fenced: @escaping @Sendable () -> Void) {
+  init(database: Database, leases: SlotLeases) {
     self.database = database
     self.leases = leases
-    self.fenced = fenced
   }
 
   var confirmsLater: Bool { true }
@@ -68,12 +66,12 @@ final class PostgresStorage: SessionStorage {
     ended: Bool = false
   ) -> StorageReceipt {
     let slot = session.node?.name ?? leases.home.name
-    guard leases.holds(slot) else { return .refused }
+    guard let epoch = leases.servingEpoch(slot) else { return .refused }
     if doubtfulCount.load(ordering: .acquiring) > 0, doubtful.withLock({ $0.contains(slot) }) {
       return .refused
     }
     let pending = Pending(
-      slot: slot, session: Self.key(session.key),
+      slot: slot, epoch: epoch, session: Self.key(session.key),
       payload: Journal.Record.withFeed(record, feed).payload)
     let ticket = groups.enqueue([pending])
     return .pending(
@@ -109,23 +107,26 @@ final class PostgresStorage: SessionStorage {
     SELECT count(*)::int8 FROM written
     """
 
-  /// Writes a group in one statement; true when every record of it was committed.
+  /// Writes a group in one statement; true when every record of it was committed. A group
+  /// whose records were made under different epochs of a slot (around a claim or a reload) is
+  /// refused whole: the older ones can no longer commit, and a group commits all or nothing.
+  /// A group the fencing check stops is refused too; the lease duty finds out what was lost
+  /// (never this thread: it may hold up requests that wait under a session's lock for it).
   func commit(_ batch: [Pending]) -> Bool {
-    let slots = Set(batch.map(\.slot))
-    guard let epochs = leases.epochs(of: slots) else { return false }
+    var epochs: [String: Int64] = [:]
+    for record in batch {
+      if let known = epochs[record.slot], known != record.epoch { return false }
+      epochs[record.slot] = record.epoch
+    }
     do {
       let rows = try database.query(
         Self.commitStatement,
         [
-          .textArray(epochs.map(\.slot)), .int64Array(epochs.map(\.epoch)), .text(leases.owner),
+          .textArray(epochs.map(\.key)), .int64Array(epochs.map(\.value)), .text(leases.owner),
           .textArray(batch.map(\.slot)), .bytesArray(batch.map(\.session)),
           .bytesArray(batch.map(\.payload)),
         ], prepare: true)
-      guard rows.integer(0, 0) == Int64(batch.count) else {
-        fenced()
-        return false
-      }
-      return true
+      return rows.integer(0, 0) == Int64(batch.count)
     } catch {
       if case .server = error.kind { return false }
       // Every held slot, not only this group's: a connection lost may be a primary lost, and

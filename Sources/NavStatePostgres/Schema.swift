@@ -7,6 +7,8 @@ enum Schema {
 
   /// Slots: a node's sessions and who holds them now. `epoch` is the fencing number, raised by
   /// every claim and every release, and checked by every commit with the holder's name.
+  /// `wanted_until`: the slot's own node is running again and asks for it back; until then no
+  /// other node may claim it (so that it is not taken over again as it is given back).
   /// Records: every creation, change, settled idempotency key, migration and end, in the
   /// journal's binary format, in commit order (`id`, from a sequence without a cache, so that
   /// it grows in commit order whichever connection commits). Two indexes, the ones it is read
@@ -22,7 +24,7 @@ enum Schema {
       owner text,
       epoch bigint NOT NULL,
       lease_until timestamptz NOT NULL,
-      wanted boolean NOT NULL DEFAULT false
+      wanted_until timestamptz
     );
     CREATE TABLE IF NOT EXISTS navstate_records (
       id bigint GENERATED ALWAYS AS IDENTITY,

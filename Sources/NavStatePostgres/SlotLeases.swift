@@ -30,10 +30,12 @@ final class SlotLeases: Sendable {
   let settings: PostgresSettings
   let database: Database
   private let held = Mutex<[String: Held]>([:])
-  /// Until when the home slot is served (a Double's bits; 0: not held or loading), kept with
-  /// `held` and read without its lock: every request and every change of this node's own
-  /// sessions asks.
+  /// Until when the home slot is served (a Double's bits; 0: not held or loading), and under
+  /// which epoch, kept with `held` and read without its lock: every request and every change of
+  /// this node's own sessions asks. (Read apart, the two may disagree for an instant; the
+  /// commit's own check in PostgreSQL decides.)
   private let homeServedUntil = Atomic<UInt64>(0)
+  private let homeEpoch = Atomic<Int64>(0)
 
   init(home: NodeName, settings: PostgresSettings, database: Database) {
     self.home = home
@@ -57,22 +59,26 @@ final class SlotLeases: Sendable {
     held.withLock { held in
       let result = body(&held)
       let lease = held[home.name]
+      homeEpoch.store(lease?.epoch ?? 0, ordering: .releasing)
       homeServedUntil.store(
         lease.map { $0.ready ? $0.validUntil.bitPattern : 0 } ?? 0, ordering: .releasing)
       return result
     }
   }
 
-  /// The fencing numbers of `slots` for a commit; nil if any is not held now.
-  func epochs(of slots: Set<String>) -> [(slot: String, epoch: Int64)]? {
+  /// The epoch `slot` is served under now; nil when it is not served. A record takes it when it
+  /// is made, and is committed under it or not at all: a record made before a slot was lost
+  /// never commits under the epoch of a later claim.
+  func servingEpoch(_ slot: String) -> Int64? {
     let now = MonotonicClock.now()
-    return held.withLock { held in
-      var epochs: [(slot: String, epoch: Int64)] = []
-      for slot in slots {
-        guard let lease = held[slot], lease.validUntil > now else { return nil }
-        epochs.append((slot, lease.epoch))
+    if slot == home.name {
+      guard Double(bitPattern: homeServedUntil.load(ordering: .acquiring)) > now else {
+        return nil
       }
-      return epochs
+      return homeEpoch.load(ordering: .acquiring)
+    }
+    return held.withLock { held in
+      held[slot].flatMap { $0.ready && $0.validUntil > now ? $0.epoch : nil }
     }
   }
 
@@ -104,7 +110,7 @@ final class SlotLeases: Sendable {
         VALUES ($1, $2, 1, now() + make_interval(secs => $3::int8 / 1000.0))
         ON CONFLICT (slot) DO UPDATE
           SET owner = excluded.owner, epoch = s.epoch + 1, lease_until = excluded.lease_until,
-            wanted = false
+            wanted_until = NULL
           WHERE s.lease_until <= now()
         RETURNING epoch
         """, parameters)
@@ -112,15 +118,22 @@ final class SlotLeases: Sendable {
         """
         UPDATE navstate_slots
         SET owner = $2, epoch = epoch + 1,
-          lease_until = now() + make_interval(secs => $3::int8 / 1000.0), wanted = false
+          lease_until = now() + make_interval(secs => $3::int8 / 1000.0)
         WHERE slot = $1 AND lease_until <= now()
+          AND (wanted_until IS NULL OR wanted_until <= now())
         RETURNING epoch
         """, parameters)
     guard rows.count == 1, let epoch = rows.integer(0, 0) else {
       if isHome {
+        // Asked back for a few leases: long enough for the holder to give it back and this
+        // node to claim it, short enough that a node that asked and died does not keep the
+        // others from taking it over for long.
         try database.query(
-          "UPDATE navstate_slots SET wanted = true WHERE slot = $1 AND owner IS DISTINCT FROM $2",
-          [.text(slot.name), .text(owner)])
+          """
+          UPDATE navstate_slots
+          SET wanted_until = now() + make_interval(secs => 3 * $3::int8 / 1000.0)
+          WHERE slot = $1 AND owner IS DISTINCT FROM $2
+          """, parameters)
         return .heldElsewhere
       }
       let exists = try database.query(
@@ -132,6 +145,29 @@ final class SlotLeases: Sendable {
         name: slot, epoch: epoch, validUntil: sent + settings.leaseSeconds, ready: false)
     }
     return .claimed(epoch: epoch)
+  }
+
+  /// Moves a held slot to a new epoch (not served until ``markReady(_:)``), so that no record
+  /// made before commits from now on: before its sessions are read back after a commit in
+  /// doubt, whatever was still on its way is either in PostgreSQL or refused. False if the
+  /// slot is no longer this node's.
+  func reepoch(_ slot: String) throws(PostgresError) -> Bool {
+    guard let epoch = held.withLock({ $0[slot]?.epoch }) else { return false }
+    let rows = try database.query(
+      """
+      UPDATE navstate_slots SET epoch = epoch + 1
+      WHERE slot = $1 AND owner = $2 AND epoch = $3 AND lease_until > now()
+      RETURNING epoch
+      """, [.text(slot), .text(owner), .int64(epoch)])
+    guard rows.count == 1, let next = rows.integer(0, 0) else {
+      forget(slot)
+      return false
+    }
+    change { held in
+      held[slot]?.epoch = next
+      held[slot]?.ready = false
+    }
+    return true
   }
 
   /// The slot's sessions are loaded: it is served from now on.
@@ -175,7 +211,7 @@ final class SlotLeases: Sendable {
         UPDATE navstate_slots AS s SET lease_until = now() + make_interval(secs => $4::int8 / 1000.0)
         FROM unnest($1::text[], $2::int8[]) AS f(slot, epoch)
         WHERE s.slot = f.slot AND s.epoch = f.epoch AND s.owner = $3 AND s.lease_until > now()
-        RETURNING s.slot, s.wanted
+        RETURNING s.slot, coalesce(s.wanted_until > now(), false)
         """,
         [
           .textArray(current.map(\.0)), .int64Array(current.map(\.1)), .text(owner),
@@ -219,8 +255,7 @@ final class SlotLeases: Sendable {
     forget(slot)
     try database.query(
       """
-      UPDATE navstate_slots SET owner = NULL, epoch = epoch + 1, lease_until = '-infinity',
-        wanted = false
+      UPDATE navstate_slots SET owner = NULL, epoch = epoch + 1, lease_until = '-infinity'
       WHERE slot = $1 AND owner = $2 AND epoch = $3
       """,
       [.text(slot), .text(owner), .int64(epoch)])

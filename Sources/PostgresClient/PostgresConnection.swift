@@ -22,31 +22,24 @@ public final class PostgresConnection: @unchecked Sendable {
   public private(set) var isUsable = true
 
   /// Connects to `url` (`postgres://user[:password]@host[:port]/database`, or `host=… port=…`
-  /// keywords), giving up after `timeout` seconds.
+  /// keywords), giving each host `timeout` seconds (libpq's `connect_timeout`: whole seconds, at
+  /// least 2). libpq's blocking connect is used because it keeps that timeout per host: a URL
+  /// of several hosts whose first one accepts TCP and never answers (stopped, cut off) moves on
+  /// to the next; `PQconnectPoll` ignores `connect_timeout`, so one deadline would be spent on
+  /// the first host.
   public init(_ url: String, timeout: Double) throws(PostgresError) {
-    // libpq's connect_timeout is whole seconds, at least 2; the poll below keeps the deadline.
     let keywords = ["dbname", "connect_timeout", "application_name"]
     let values = [url, String(max(2, Int(timeout.rounded(.up)))), "navstate"]
-    let started = Self.withCStrings(keywords) { keywordPointers in
+    let made = Self.withCStrings(keywords) { keywordPointers in
       Self.withCStrings(values) { valuePointers in
-        PQconnectStartParams(keywordPointers, valuePointers, 1)
+        PQconnectdbParams(keywordPointers, valuePointers, 1)
       }
     }
-    guard let started else { throw PostgresError(.unreachable, "libpq could not allocate") }
+    guard let made else { throw PostgresError(.unreachable, "libpq could not allocate") }
     // From here on a throw runs deinit, which finishes the connection.
-    connection = started
-    let deadline = Self.now() + timeout
-    var status = PGRES_POLLING_WRITING
-    while status != PGRES_POLLING_OK {
-      guard status != PGRES_POLLING_FAILED, PQstatus(connection) != CONNECTION_BAD else {
-        let message = Self.message(of: connection)
-        throw PostgresError(.unreachable, message)
-      }
-      let events = status == PGRES_POLLING_READING ? Int16(POLLIN) : Int16(POLLOUT)
-      guard Self.wait(for: events, on: PQsocket(connection), until: deadline) else {
-        throw PostgresError(.timeout, "no answer from PostgreSQL within \(timeout) s")
-      }
-      status = PQconnectPoll(connection)
+    connection = made
+    guard PQstatus(connection) == CONNECTION_OK else {
+      throw PostgresError(.unreachable, Self.message(of: connection))
     }
     guard PQsetnonblocking(connection, 1) == 0 else {
       let message = Self.message(of: connection)
@@ -140,8 +133,16 @@ public final class PostgresConnection: @unchecked Sendable {
         rows = PostgresRows(result)
       default:
         let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
-        let text = PQresultErrorMessage(result).map { String(cString: $0) } ?? "query failed"
-        failure = PostgresError(.server(state ?? ""), trimmed(text))
+        let text = trimmed(
+          PQresultErrorMessage(result).map { String(cString: $0) } ?? "query failed")
+        // A refusal of the server's own (a SQLSTATE outside class 08) leaves the connection
+        // usable and the statement surely not committed. One libpq made up (no SQLSTATE) or a
+        // connection exception means the connection is gone and the outcome unknown.
+        if let state, !state.hasPrefix("08") {
+          failure = PostgresError(.server(state), text)
+        } else {
+          failure = broken(.unreachable, text)
+        }
       }
     }
     if PQstatus(connection) == CONNECTION_BAD {

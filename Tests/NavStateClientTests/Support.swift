@@ -99,8 +99,11 @@ struct LiveServer {
 
 /// Waits, polling, until `condition` holds (a live change arrives within a few seconds).
 @MainActor
+/// Up to 30 s: in a full run on two cores, blocking integration tests hold the cooperative pool
+/// for seconds at a time (a stream's first state once took over 5 s to arrive). It returns as
+/// soon as the condition holds, so only a failure waits that long.
 func eventually(
-  timeout: Duration = .seconds(5), _ condition: @MainActor () -> Bool
+  timeout: Duration = .seconds(30), _ condition: @MainActor () -> Bool
 ) async -> Bool {
   let deadline = ContinuousClock.now + timeout
   while ContinuousClock.now < deadline {

@@ -63,7 +63,9 @@ struct PostgresFailoverTests {
     defer { database.stop() }
     let cluster = try LocalCluster(
       nodes: 3, postgres: database.url,
-      options: ["--lease-seconds", "\(lease)", "--max-coordinators", "100000"])
+      options: [
+        "--lease-seconds", "\(lease)", "--postgres-timeout", "0.4", "--max-coordinators", "100000",
+      ])
     defer {
       _ = cluster.stop()
       cluster.removeFiles()
@@ -194,7 +196,8 @@ struct PostgresFailoverTests {
     paused = false
     lateSent.wait()
     let lateAnswer = late.withLock { $0 }
-    #expect(lateAnswer?.status != 200, "\(lateAnswer?.text ?? "no answer")")
+    let lateStatus = try #require(lateAnswer?.status, "the woken node answers")
+    #expect(lateStatus == 503, "\(lateAnswer?.text ?? "")")
     // Nor does it serve what it held: another node holds the slot now.
     let read = try direct.json("GET", target.path, token: target.token)
     #expect(read.status == 503 && read.code == "store_unavailable", "\(read.text)")

@@ -64,13 +64,14 @@ final class PostgresServer: @unchecked Sendable {
   func start() throws {
     guard let bin = Self.binaries else { throw PostgresError.notInstalled }
     let process = Process()
-    // One setpriv for both: a change of user clears the parent-death signal.
+    // One setpriv for both: a change of user clears the parent-death signal. SIGKILL, which
+    // ends even a paused postmaster (its backends then exit when they see it gone).
     var command =
       Self.isRoot
       ? [
         "/usr/bin/setpriv", "--reuid=postgres", "--regid=postgres", "--init-groups",
-        "--pdeathsig", "TERM", "--",
-      ] : ChildProcesses.deathSignalPrefix("TERM")
+        "--pdeathsig", "KILL", "--",
+      ] : ChildProcesses.deathSignalPrefix("KILL")
     command += [
       "\(bin)/postgres", "-D", "\(folder)/data", "-c", "listen_addresses=127.0.0.1", "-p",
       "\(port)", "-k", folder, "-c", "fsync=off", "-c", "max_connections=200",

@@ -3,7 +3,7 @@
 # initdb into FOLDER/data (as the postgres user when run as root), then the postmaster on a free
 # loopback port (no other address; its socket in FOLDER), each SETTING a `-c name=value`. Sets
 #   postgres_pid  the postmaster's process id (stopped by `stop_postgres`, or with the script:
-#                 it has a parent-death SIGTERM)
+#                 it has a parent-death SIGKILL, after which its backends exit by themselves)
 #   postgres_url  postgres://postgres@127.0.0.1:PORT/postgres
 # stop_postgres stops it (fast shutdown; SIGKILL after 10 s) and removes FOLDER.
 postgres_bin() {
@@ -29,7 +29,7 @@ start_postgres() {
   for setting in "$@"; do settings+=(-c "$setting"); done
   # One setpriv for the user and the parent-death signal: a change of user clears the signal.
   [ ${#as[@]} -gt 0 ] || as=(/usr/bin/setpriv)
-  "${as[@]}" --pdeathsig TERM -- "$bin/postgres" -D "$folder/data" \
+  "${as[@]}" --pdeathsig KILL -- "$bin/postgres" -D "$folder/data" \
     -c listen_addresses=127.0.0.1 -p "$port" -k "$folder" -c max_connections=200 "${settings[@]}" \
     >"$folder/postgres.log" 2>&1 &
   postgres_pid=$!

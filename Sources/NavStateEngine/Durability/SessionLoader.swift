@@ -22,6 +22,9 @@ extension SessionStore {
 
   package var loader: (any SessionLoader)? { loaderSlot.load()?.value }
 
+  /// Whether a loader is attached (one atomic load).
+  package var hasLoader: Bool { loaderSlot.load() != nil }
+
   /// The key of `id` once its session is present here: with a ``SessionLoader``, the id's slot is
   /// loaded first if this node does not hold it (which may refuse with `storeUnavailable`).
   /// Nil: no session can have this id.
@@ -51,15 +54,20 @@ extension SessionStore {
     forEachSession { if belongs($0) { chosen.append($0) } }
     var evicted = 0
     for record in chosen {
-      let gone = record.data.withLock { data -> (streams: [any EventSink], live: Int)? in
-        guard !data.ended, registry.remove(record.key) != nil else { return nil }
-        // Marked ended so that a request that found the record before cannot change it here.
-        data.ended = true
-        memory.add(-data.accountedBytes)
-        data.accountedBytes = 0
-        let streams = data.subscribers.map(\.sink)
-        data.subscribers.removeAll()
-        return (streams, data.navigation.liveCount)
+      // At the commit gate: no change of the session is waiting for its commit, so what is let
+      // go (memory, coordinators) is what was counted. A creation waiting for its commit does
+      // not hold the gate; it finds its record gone and settles its counts itself.
+      let gone = record.commitGate.withLock { _ in
+        record.data.withLock { data -> (streams: [any EventSink], live: Int)? in
+          guard !data.ended, registry.remove(record.key) != nil else { return nil }
+          // Marked ended so that a request that found the record before cannot change it here.
+          data.ended = true
+          memory.add(-data.accountedBytes)
+          data.accountedBytes = 0
+          let streams = data.subscribers.map(\.sink)
+          data.subscribers.removeAll()
+          return (streams, data.navigation.liveCount)
+        }
       }
       guard let gone else { continue }
       evicted += 1

@@ -67,9 +67,14 @@ extension SessionStore {
         number(&feedItems)
         if let storage, !storage.recordCreation(of: record, data, feed: feedItems).confirmed() {
           giveUp(feedItems)
-          registry.remove(record.key)
-          admission.release(of: client)
-          memory.add(-data.accountedBytes)
+          if registry.remove(record.key) != nil {
+            admission.release(of: client)
+            memory.add(-data.accountedBytes)
+          } else {
+            // Evicted while its commit was under way (``evict(where:)``), which let go of its
+            // admission and memory and took its coordinators off the count, never added.
+            registry.coordinatorCount.wrappingAdd(navigation.liveCount, ordering: .relaxed)
+          }
           throw storage.refusal
         }
         show(feedItems)
