@@ -152,17 +152,22 @@ public final class NavStateService: Sendable {
   func sessionKey(_ params: PathParameters) throws(APIProblem) -> SessionID? {
     // Without a loader (no --postgres) a refusal cannot happen: the id is read as before, with
     // no Result of a refusal built and destroyed on every request.
-    guard store.hasLoader else {
-      var key: SessionID?
-      params.withValue("sid") { id in key = id.flatMap(store.key(of:)) }
-      return key
-    }
-    var located: Result<SessionID?, EngineRefusal> = .success(nil)
-    params.withValue("sid") { id in
-      guard let id else { return }
-      located = Result { () throws(EngineRefusal) in try store.locate(id) }
-    }
-    return try engine { () throws(EngineRefusal) in try located.get() }
+    guard store.hasLoader else { return plainKey(params) }
+    return try locatedKey(params)
+  }
+
+  private func plainKey(_ params: PathParameters) -> SessionID? {
+    var key: SessionID?
+    params.withValue("sid") { id in key = id.flatMap(store.key(of:)) }
+    return key
+  }
+
+  private func locatedKey(_ params: PathParameters) throws(APIProblem) -> SessionID? {
+    var located: (SessionID, NodeName?)?
+    params.withValue("sid") { id in located = id.flatMap(store.slotKey(of:)) }
+    guard let (key, slot) = located else { return nil }
+    if let slot { try engine { () throws(EngineRefusal) in try store.load(slot) } }
+    return key
   }
 
   func answer(_ work: () throws(APIProblem) -> HTTPResponse) -> HTTPResponse {

@@ -45,6 +45,12 @@ final class SlotLeases: Sendable {
     owner = home.name + "/" + String(generator.next() as UInt64, radix: 16)
   }
 
+  /// Whether this node serves its own slot now: one atomic load and a clock read, on every
+  /// request for one of its sessions.
+  func holdsHome() -> Bool {
+    Double(bitPattern: homeServedUntil.load(ordering: .acquiring)) > MonotonicClock.now()
+  }
+
   /// Whether this node serves `slot` now.
   func holds(_ slot: String) -> Bool {
     let now = MonotonicClock.now()

@@ -5,7 +5,7 @@ import Synchronization
 /// a time. Each session belongs to a slot, named by its id's prefix (the name of the node that
 /// made it); a node serves the sessions of the slots it holds a lease on, and takes a slot over
 /// (loading its sessions) when its holder's lease has run out.
-package protocol SessionLoader: Sendable {
+package protocol SessionLoader: AnyObject, Sendable {
   /// Makes the sessions of `slot` present in the store, claiming its lease if no live node holds
   /// it; refuses (`storeUnavailable`) when another node holds it or the database cannot say.
   /// Called on a request for a session of a slot that ``holds(_:)`` says is not held.
@@ -16,33 +16,46 @@ package protocol SessionLoader: Sendable {
 
 extension SessionStore {
   /// From now on, ids of any slot are accepted, and a slot not held is loaded on demand.
+  /// Called before the store serves any request, as ``attach(_:)`` is.
   package func attach(loader: any SessionLoader) {
-    _ = loaderSlot.storeIfNil(Attached(loader))
+    loaderValue = loader
+    loaderAttached = true
   }
 
-  package var loader: (any SessionLoader)? { loaderSlot.load()?.value }
+  package var loader: (any SessionLoader)? { loaderValue }
 
-  /// Whether a loader is attached (one atomic load).
-  package var hasLoader: Bool { loaderSlot.load() != nil }
+  package var hasLoader: Bool { loaderAttached }
 
   /// The key of `id` once its session is present here: with a ``SessionLoader``, the id's slot is
   /// loaded first if this node does not hold it (which may refuse with `storeUnavailable`).
   /// Nil: no session can have this id.
   package func locate(_ id: UnsafeBufferPointer<UInt8>) throws(EngineRefusal) -> SessionID? {
-    guard let loader else { return key(of: id) }
+    guard loader != nil else { return key(of: id) }
+    guard let (key, slot) = slotKey(of: id) else { return nil }
+    if let slot { try load(slot) }
+    return key
+  }
+
+  /// ``locate(_:)`` in two steps, so that a caller reading the id inside a closure that may not
+  /// throw pays for no refusal on the common path: the key of an id of any slot, and the slot to
+  /// load first (nil when this node holds it). Nil: no session can have this id.
+  package func slotKey(of id: UnsafeBufferPointer<UInt8>) -> (SessionID, NodeName?)? {
+    guard let loader else { return nil }
+    // This node's own sessions first, the way ids are read without a loader.
+    if let home = configuration.node, let key = home.key(of: id) {
+      return (key, loader.holds(home) ? nil : home)
+    }
     guard let dot = id.lastIndex(of: UInt8(ascii: ".")), id.count - dot - 1 == 22,
       let key = SessionID(bytes: UnsafeBufferPointer(rebasing: id[(dot + 1)...]))
     else { return nil }
-    if let home = configuration.node, id.starts(with: home.prefix.utf8),
-      dot == home.prefix.utf8.count - 1
-    {
-      if !loader.holds(home) { try loader.load(slot: home) }
-      return key
-    }
     let name = String(decoding: UnsafeBufferPointer(rebasing: id[..<dot]), as: UTF8.self)
     guard let slot = NodeName(name) else { return nil }
-    if !loader.holds(slot) { try loader.load(slot: slot) }
-    return key
+    return (key, loader.holds(slot) ? nil : slot)
+  }
+
+  /// Loads `slot` (see ``SessionLoader/load(slot:)``).
+  package func load(_ slot: NodeName) throws(EngineRefusal) {
+    try loader?.load(slot: slot)
   }
 
   /// Lets go of the sessions `belongs` picks, without ending them: their lease was lost or given

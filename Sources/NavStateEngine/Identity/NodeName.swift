@@ -6,6 +6,8 @@ public final class NodeName: Sendable {
   public let name: String
   /// The name and the dot: a dot never occurs in the base64url part of an id.
   package let prefix: String
+  /// The prefix's bytes, compared with an id's on every request of a cluster.
+  private let prefixBytes: [UInt8]
 
   /// Nil unless `name` is 1 to 32 lower-case letters, digits and hyphens, starting with a letter
   /// or digit (it goes into URLs, file names and nginx configuration as it is).
@@ -16,6 +18,7 @@ public final class NodeName: Sendable {
     else { return nil }
     self.name = name
     prefix = name + "."
+    prefixBytes = Array(prefix.utf8)
   }
 
   private static func isLetterOrDigit(_ byte: UInt8) -> Bool {
@@ -31,8 +34,10 @@ public final class NodeName: Sendable {
 
   /// The same, from the id's bytes (as they lie in a request's path).
   package func key(of id: UnsafeBufferPointer<UInt8>) -> SessionID? {
-    let prefixLength = prefix.utf8.count
-    guard id.count == prefixLength + 22, id.starts(with: prefix.utf8) else { return nil }
+    let prefixLength = prefixBytes.count
+    guard id.count == prefixLength + 22,
+      prefixBytes.withUnsafeBufferPointer({ id.starts(with: $0) })
+    else { return nil }
     return SessionID(bytes: UnsafeBufferPointer(rebasing: id[prefixLength...]))
   }
 }
