@@ -14,10 +14,11 @@ import Synchronization
 ///
 /// A commit that PostgreSQL refused, or that the fencing check stopped, is not kept: the change
 /// is refused. One with no answer in time (`--postgres-timeout`) may or may not have been
-/// committed: it is refused too, and its sessions are in doubt, so that nothing is built on a
-/// state that may not be the stored one. Their later changes are refused until their slot is
-/// loaded again from the database (``PostgresDurability``); a client's retry with the same
-/// `Idempotency-Key` then gets the first answer if the change was kept.
+/// committed: it is refused too, and every slot this node holds is in doubt (a connection lost
+/// may be a primary lost), so that nothing is built on a state that may not be the stored one.
+/// Their later changes are refused until the slots are read back from the database under a new
+/// epoch (``PostgresDurability``); a client's retry with the same `Idempotency-Key` then gets
+/// the first answer if the change was kept.
 final class PostgresStorage: SessionStorage {
   struct Pending: Sendable {
     var slot: String
@@ -36,6 +37,7 @@ final class PostgresStorage: SessionStorage {
   private let doubtfulCount = Atomic<Int>(0)
   /// Sessions whose end was committed: their rows are deleted by the lease duty.
   private let endedSessions = Mutex<[[UInt8]]>([])
+
   init(database: Database, leases: SlotLeases) {
     self.database = database
     self.leases = leases
@@ -166,8 +168,8 @@ final class PostgresStorage: SessionStorage {
     }
   }
 
-  /// Deletes the rows of sessions whose end was committed; false if the database did not answer
-  /// (they are tried again next time).
+  /// Deletes the rows of sessions whose end was committed; if the database does not answer, they
+  /// are tried again next time.
   func deleteEnded() {
     let ended = endedSessions.withLock { ended in
       defer { ended = [] }
