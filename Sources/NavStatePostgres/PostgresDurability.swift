@@ -158,7 +158,8 @@ public final class PostgresDurability: SessionDurability, SessionLoader {
       let claim = try leases.claim(slot)
       guard case .claimed = claim else { return (claim, 0) }
       do throws(PostgresError) {
-        let count = try SlotLoad.load(slot, into: store, from: database, settings: settings)
+        let count = try SlotLoad.load(
+          slot, into: store, from: database, settings: settings, rows: countRows)
         leases.markReady(slot.name)
         return (claim, count)
       } catch {
@@ -180,7 +181,8 @@ public final class PostgresDurability: SessionDurability, SessionLoader {
 
   /// The lease duty: renew every slot, let go of the lost ones, give back the ones their home
   /// node asks for; then, off this thread, read back the slots with a commit in doubt, claim
-  /// this node's own slot if it is not held, and delete the rows of ended sessions.
+  /// this node's own slot if it is not held, delete the rows of ended sessions and write the
+  /// snapshots that are due.
   private func keepLeases() -> String? {
     guard let store = attached.withLock({ $0 }), let storage = storage.withLock({ $0 })
     else { return nil }
@@ -229,7 +231,8 @@ public final class PostgresDurability: SessionDurability, SessionLoader {
             store.evict { $0.node?.name == slot }
             return
           }
-          _ = try SlotLoad.load(name, into: store, from: database, settings: settings)
+          _ = try SlotLoad.load(
+            name, into: store, from: database, settings: settings, rows: countRows)
           leases.markReady(slot)
         }
       } catch {
@@ -238,5 +241,12 @@ public final class PostgresDurability: SessionDurability, SessionLoader {
     }
     if !leases.holds(node.name) { _ = try? claimAndLoad(node, into: store) }
     storage.deleteEnded()
+    SessionSnapshots.take(in: store, storage: storage)
+  }
+
+  /// What a load found: each session's rows, so that one read back from many gets its
+  /// snapshot soon.
+  private func countRows(_ key: SessionID, _ rows: Int) {
+    storage.withLock { $0 }?.rowsSinceSnapshot.withLock { $0[key] = rows }
   }
 }

@@ -37,6 +37,10 @@ final class PostgresStorage: SessionStorage {
   private let doubtfulCount = Atomic<Int>(0)
   /// Sessions whose end was committed: their rows are deleted by the lease duty.
   private let endedSessions = Mutex<[[UInt8]]>([])
+  /// Rows each session has had committed since its last snapshot row (or its load): one with
+  /// ``snapshotAfter`` of them gets a snapshot (``SessionSnapshots``).
+  let rowsSinceSnapshot = Mutex<[SessionID: Int]>([:])
+  static let snapshotAfter = 100
 
   init(database: Database, leases: SlotLeases) {
     self.database = database
@@ -50,6 +54,16 @@ final class PostgresStorage: SessionStorage {
       reason:
         "PostgreSQL did not keep the change in time, or this node no longer holds the session's lease",
       retryAfter: 1)
+  }
+
+  /// The key a `session` column holds (16 bytes, high word first).
+  static func sessionID(_ bytes: [UInt8]) -> SessionID? {
+    guard bytes.count == 16 else { return nil }
+    var high: UInt64 = 0
+    var low: UInt64 = 0
+    for index in 0..<8 { high = high << 8 | UInt64(bytes[index]) }
+    for index in 8..<16 { low = low << 8 | UInt64(bytes[index]) }
+    return SessionID(high: high, low: low)
   }
 
   static func key(_ id: SessionID) -> [UInt8] {
@@ -77,18 +91,27 @@ final class PostgresStorage: SessionStorage {
       payload: Journal.Record.withFeed(record, feed).payload)
     let ticket = groups.enqueue([pending])
     return .pending(
-      Confirmation(storage: self, ticket: ticket, endedSession: ended ? pending.session : nil))
+      Confirmation(
+        storage: self, ticket: ticket, key: session.key,
+        endedSession: ended ? pending.session : nil))
   }
 
   private struct Confirmation: StorageConfirmation {
     let storage: PostgresStorage
     let ticket: CommitGroups<[Pending]>.Ticket
+    let key: SessionID
     let endedSession: [UInt8]?
 
     func wait() -> Bool {
       let kept = storage.groups.wait(for: ticket) { storage.commit($0) }
-      if kept, let endedSession { storage.endedSessions.withLock { $0.append(endedSession) } }
-      return kept
+      guard kept else { return false }
+      if let endedSession {
+        storage.endedSessions.withLock { $0.append(endedSession) }
+        storage.rowsSinceSnapshot.withLock { _ = $0.removeValue(forKey: key) }
+      } else {
+        storage.rowsSinceSnapshot.withLock { $0[key, default: 0] += 1 }
+      }
+      return true
     }
   }
 

@@ -109,6 +109,43 @@ struct PostgresStoreTests {
     #expect(rows == "7", "the live session's 7 records, the ended one's gone")
   }
 
+  @Test("a session with many changes gets a snapshot: few rows, read back whole after kill -9")
+  func snapshots() throws {
+    let database = try PostgresServer()
+    defer { database.stop() }
+    let lease = ["--lease-seconds", "1"]
+    let first = try Self.node(database, lease)
+    let session = try TestSession(first.client)
+    let keyed = try session.call(
+      "push", ["route": "detail", "params": ["id": 0]], headers: [("Idempotency-Key", "early")])
+    #expect(keyed.status == 200)
+    for id in 1...150 {
+      #expect(try session.call("push", ["route": "detail", "params": ["id": .int(id)]]).status == 200)
+      #expect(try session.call("pop").status == 200)
+    }
+    // 302 rows written; a snapshot replaces those before it with one row, once 100 have
+    // gathered, so at most 1 + 99 stay.
+    let deadline = Date().addingTimeInterval(15)
+    var rows = 0
+    while Date() < deadline {
+      rows = Int(try database.query("SELECT count(*) FROM navstate_records")) ?? 0
+      if rows <= 100 { break }
+      usleep(100_000)
+    }
+    #expect(rows <= 100, "\(rows) rows")
+    let before = try Self.observed(first.client, session)
+    kill(first.process.processIdentifier, SIGKILL)
+    first.process.waitUntilExit()
+    let second = try Self.node(database, lease)
+    defer { _ = second.stop() }
+    let restarted = TestSession(client: second.client, id: session.id, token: session.token)
+    _ = try Self.waitServed(second.client, restarted, within: 10)
+    #expect(try Self.observed(second.client, restarted) == before)
+    let replay = try restarted.call(
+      "push", ["route": "detail", "params": ["id": 0]], headers: [("Idempotency-Key", "early")])
+    #expect(replay.header("Idempotent-Replayed") == "true", "the key survives its snapshot")
+  }
+
   @Test("PostgreSQL paused: changes 503 store_unavailable, reads answer, recovery by itself")
   func databasePaused() throws {
     let database = try PostgresServer()
