@@ -120,7 +120,8 @@ struct PostgresStoreTests {
       "push", ["route": "detail", "params": ["id": 0]], headers: [("Idempotency-Key", "early")])
     #expect(keyed.status == 200)
     for id in 1...150 {
-      #expect(try session.call("push", ["route": "detail", "params": ["id": .int(id)]]).status == 200)
+      #expect(
+        try session.call("push", ["route": "detail", "params": ["id": .int(id)]]).status == 200)
       #expect(try session.call("pop").status == 200)
     }
     // 302 rows written; a snapshot replaces those before it with one row, once 100 have
