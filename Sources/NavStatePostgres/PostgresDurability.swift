@@ -223,20 +223,22 @@ public final class PostgresDurability: SessionDurability, SessionLoader {
     // one is in it by now or can no longer be (the epoch's UPDATE waits for the commits that
     // hold the slot's row). The sessions then show what PostgreSQL holds. Meanwhile the slot
     // is not served (requests wait at its gate, changes are refused).
-    for slot in storage.takeDoubtful() {
-      guard let name = NodeName(slot) else { continue }
-      do {
-        try gate(slot).lock.withLock { _ throws(PostgresError) in
-          guard try leases.reepoch(slot) else {
-            store.evict { $0.node?.name == slot }
-            return
-          }
-          _ = try SlotLoad.load(
-            name, into: store, from: database, settings: settings, rows: countRows)
-          leases.markReady(slot)
+    for slot in storage.doubtfulSlots() {
+      guard let name = NodeName(slot) else {
+        storage.resolved(slot)
+        continue
+      }
+      // A failure leaves the slot in doubt, for the next run.
+      try? gate(slot).lock.withLock { _ throws(PostgresError) in
+        guard try leases.reepoch(slot) else {
+          store.evict { $0.node?.name == slot }
+          storage.resolved(slot)
+          return
         }
-      } catch {
-        storage.doubt(slot)
+        _ = try SlotLoad.load(
+          name, into: store, from: database, settings: settings, rows: countRows)
+        storage.resolved(slot)
+        leases.markReady(slot)
       }
     }
     if !leases.holds(node.name) { _ = try? claimAndLoad(node, into: store) }

@@ -82,10 +82,7 @@ final class PostgresStorage: SessionStorage {
     ended: Bool = false
   ) -> StorageReceipt {
     let slot = session.node?.name ?? leases.home.name
-    guard let epoch = leases.servingEpoch(slot) else { return .refused }
-    if doubtfulCount.load(ordering: .acquiring) > 0, doubtful.withLock({ $0.contains(slot) }) {
-      return .refused
-    }
+    guard let epoch = leases.servingEpoch(slot), !isDoubtful(slot) else { return .refused }
     let pending = Pending(
       slot: slot, epoch: epoch, session: Self.key(session.key),
       payload: Journal.Record.withFeed(record, feed).payload)
@@ -163,14 +160,22 @@ final class PostgresStorage: SessionStorage {
     }
   }
 
-  /// The slots with a commit in doubt, emptied: the caller loads them again.
-  func takeDoubtful() -> Set<String> {
-    doubtful.withLock { doubtful in
-      defer {
-        doubtful = []
-        doubtfulCount.store(0, ordering: .releasing)
-      }
-      return doubtful
+  /// Whether `slot` has a commit in doubt (read without a lock when none has).
+  func isDoubtful(_ slot: String) -> Bool {
+    doubtfulCount.load(ordering: .acquiring) > 0 && doubtful.withLock { $0.contains(slot) }
+  }
+
+  /// The slots with a commit in doubt. Each stays so until ``resolved(_:)``: its changes are
+  /// refused until its sessions have been read back, not merely until the reload begins.
+  func doubtfulSlots() -> Set<String> {
+    doubtful.withLock { $0 }
+  }
+
+  /// `slot` was read back from PostgreSQL (or is no longer held): its changes go through again.
+  func resolved(_ slot: String) {
+    doubtful.withLock {
+      $0.remove(slot)
+      doubtfulCount.store($0.count, ordering: .releasing)
     }
   }
 
@@ -179,14 +184,6 @@ final class PostgresStorage: SessionStorage {
     let held = leases.heldSlots.map(\.name)
     doubtful.withLock {
       $0.formUnion(held)
-      doubtfulCount.store($0.count, ordering: .releasing)
-    }
-  }
-
-  /// Marks a slot in doubt again (its reload failed).
-  func doubt(_ slot: String) {
-    doubtful.withLock {
-      $0.insert(slot)
       doubtfulCount.store($0.count, ordering: .releasing)
     }
   }

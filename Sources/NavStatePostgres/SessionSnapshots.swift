@@ -54,7 +54,9 @@ enum SessionSnapshots {
   private static func snapshot(_ record: SessionRecord, storage: PostgresStorage) -> Int? {
     record.commitGate.withLock { _ -> Int? in
       let slot = record.node?.name ?? storage.leases.home.name
-      guard let epoch = storage.leases.servingEpoch(slot),
+      // Not while the slot is in doubt: its sessions may differ from PostgreSQL until they are
+      // read back, and a snapshot would make this node's copy the stored one.
+      guard !storage.isDoubtful(slot), let epoch = storage.leases.servingEpoch(slot),
         let payload = record.data.withLock({ data -> [UInt8]? in
           data.ended ? nil : Journal.session(record, data).payload
         })
