@@ -10,11 +10,11 @@ public struct StartupFailure: Error, CustomStringConvertible {
   public enum Status: Int32, CaseIterable, Sendable {
     /// The options contradict each other (64, EX_USAGE), e.g. `--default-graph` names no graph.
     case usage = 64
-    /// A graph file is not valid JSON or not a valid graph, or the data directory's snapshot is
-    /// damaged (65, EX_DATAERR).
+    /// A graph file is not valid JSON or not a valid graph, the data directory's snapshot is
+    /// damaged, or PostgreSQL's schema is newer than this server's (65, EX_DATAERR).
     case badData = 65
-    /// A graph file cannot be opened or read, or the data directory cannot be used (66,
-    /// EX_NOINPUT).
+    /// A graph file cannot be opened or read, the data directory cannot be used, or PostgreSQL
+    /// cannot be reached (66, EX_NOINPUT).
     case cannotOpenInput = 66
     /// The address or port cannot be listened on (69, EX_UNAVAILABLE).
     case portUnavailable = 69
@@ -30,9 +30,10 @@ public struct StartupFailure: Error, CustomStringConvertible {
   /// The text of `--help` that lists the statuses, so the two cannot drift apart.
   public static let exitStatusHelp = """
     Exit status: 0 after a graceful stop; 64 a usage error (bad options); 65 a graph file \
-    that is not valid JSON or not a valid graph, or a damaged snapshot in --data-dir; 66 a \
-    graph file that cannot be read, or a --data-dir that cannot be used; \
-    69 the address or port cannot be listened on; 71 another system error.
+    that is not valid JSON or not a valid graph, a damaged snapshot in --data-dir, or a \
+    --postgres database whose schema is newer than this server's; 66 a graph file that \
+    cannot be read, a --data-dir that cannot be used, or a --postgres database that cannot \
+    be reached; 69 the address or port cannot be listened on; 71 another system error.
     """
 
   package func writeToStandardError() {
