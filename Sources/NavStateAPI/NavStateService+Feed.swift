@@ -10,6 +10,8 @@ extension NavStateService {
   /// What a feed request asks for: where to start, which items, and in which shape.
   struct FeedQuery {
     var after: UInt64
+    /// The cursor as given (read by a shared feed itself); nil: from the oldest kept.
+    var cursor: String?
     var types: Set<FeedKind>?
     var session: SessionID?
     var cloudEvents: Bool
@@ -17,15 +19,18 @@ extension NavStateService {
     /// The node's prefix of session ids (`east-1.`), or empty.
     var idPrefix: String
 
-    func matches(_ item: FeedItem) -> Bool {
-      (types?.contains(item.kind) ?? true) && (session.map { $0 == item.session } ?? true)
-    }
+    var filter: FeedFilter { FeedFilter(kinds: types, session: session) }
+
+    func matches(_ item: FeedItem) -> Bool { filter.matches(item) }
   }
 
   func getFeed(_ request: HTTPRequest) throws(APIProblem) -> HTTPResponse {
     try requireBackend(request, for: "reading the feed")
     let query = try feedQuery(request, cursor: request.queryItem("after"))
     let limit = try Self.naturalQuery(request, "limit", default: 100, max: 1000, min: 1)
+    if let shared = store.sharedFeed {
+      return try sharedFeedPage(shared, query: query, limit: limit)
+    }
     let cursors = store.feedCursors
     let snapshot = store.feed.snapshot()
     // Items may have gone since the query was checked: a cursor now behind them is 410, not a
@@ -69,21 +74,18 @@ extension NavStateService {
     // A browser's EventSource sends back the last id it saw; it names where to go on from.
     let lastEventID = request.headers["last-event-id"].map { String(Substring($0)) }
     let query = try feedQuery(request, cursor: lastEventID ?? request.queryItem("after"))
+    if let shared = store.sharedFeed {
+      return try followSharedFeed(
+        shared, query: query, client: clientAddresses.address(of: request))
+    }
     let cursors = store.feedCursors
     let stream = try engine { () throws(EngineRefusal) in
       try store.followFeed(
         after: query.after, client: clientAddresses.address(of: request),
         matches: { query.matches($0) },
         render: { item in
-          var writer = JSONWriter(capacity: 512)
-          Self.writeFeedItem(item, query: query, cursors: cursors, into: &writer)
-          var frame: [UInt8] = Array("id: \(cursors.string(item.sequence))\nevent: ".utf8)
-          frame += query.cloudEvents ? Array("dev.navstate.".utf8) : []
-          frame += Array(item.kind.name.utf8)
-          frame += Array("\ndata: ".utf8)
-          frame += writer.bytes
-          frame += [0x0A, 0x0A]
-          return frame
+          Self.feedFrame(
+            item, cursor: cursors.string(item.sequence), idPrefix: query.idPrefix, query: query)
         }
       ) { maxBufferedBytes, onClose in
         HTTPStream(maxBufferedBytes: maxBufferedBytes, onClose: onClose)
@@ -96,6 +98,21 @@ extension NavStateService {
       ]), stream)
   }
 
+  /// An item as a Server-Sent Events message: `id:` its cursor, `event:` its type.
+  static func feedFrame(_ item: FeedItem, cursor: String, idPrefix: String, query: FeedQuery)
+    -> [UInt8]
+  {
+    var writer = JSONWriter(capacity: 512)
+    writeFeedItem(item, cursor: cursor, idPrefix: idPrefix, query: query, into: &writer)
+    var frame: [UInt8] = Array("id: \(cursor)\nevent: ".utf8)
+    frame += query.cloudEvents ? Array("dev.navstate.".utf8) : []
+    frame += Array(item.kind.name.utf8)
+    frame += Array("\ndata: ".utf8)
+    frame += writer.bytes
+    frame += [0x0A, 0x0A]
+    return frame
+  }
+
   /// Reads and checks the query a feed request shares with its stream: 400 `invalid_query`,
   /// 400 `invalid_cursor` for a cursor this server never issued, 410 `cursor_expired` (with
   /// `oldest`, a cursor to start from) for one older than what is kept.
@@ -106,7 +123,7 @@ extension NavStateService {
     let cursors = store.feedCursors
     let places = store.feed.places
     var after = places.oldest
-    if let text {
+    if let text, store.sharedFeed == nil {
       guard let sequence = cursors.sequence(of: Substring(text)), sequence <= places.newest
       else {
         throw APIProblem(
@@ -136,7 +153,12 @@ extension NavStateService {
     var session: SessionID?
     if let id = request.queryItem("session") {
       var id = id
-      guard let key = id.withUTF8({ store.key(of: $0) }) else {
+      // A shared feed holds every node's sessions: an id of any of them.
+      guard
+        let key = id.withUTF8({
+          store.sharedFeed != nil ? store.slotKey(of: $0)?.0 : store.key(of: $0)
+        })
+      else {
         throw APIProblem(
           status: 400, code: "invalid_query", title: "Invalid query",
           detail: "'session' must be a session id of this server")
@@ -155,7 +177,7 @@ extension NavStateService {
     let host =
       store.configuration.node?.name ?? request.headers["host"].map { String(Substring($0)) }
     return FeedQuery(
-      after: after, types: types, session: session, cloudEvents: cloudEvents,
+      after: after, cursor: text, types: types, session: session, cloudEvents: cloudEvents,
       source: "navstate://" + (host ?? "localhost"),
       idPrefix: store.configuration.node?.prefix ?? "")
   }
@@ -167,9 +189,10 @@ extension NavStateService {
       extra: [("oldest", "\"" + oldest + "\"")])
   }
 
-  /// `?node=NAME` (which the cluster's proxy routes by) must name this node.
+  /// `?node=NAME` (which the cluster's proxy routes by) must name this node, unless the feed is
+  /// shared: then every node serves the same feed, and a proxy may send it to any.
   func checkNodeNamed(_ request: HTTPRequest) throws(APIProblem) {
-    guard let named = request.queryItem("node") else { return }
+    guard store.sharedFeed == nil, let named = request.queryItem("node") else { return }
     guard named == store.configuration.node?.name else {
       throw APIProblem(
         status: 400, code: "invalid_query", title: "Invalid query",
@@ -182,26 +205,29 @@ extension NavStateService {
   private func writeFeedItem(
     _ item: FeedItem, query: FeedQuery, cursors: FeedCursorFormat, into writer: inout JSONWriter
   ) {
-    Self.writeFeedItem(item, query: query, cursors: cursors, into: &writer)
+    Self.writeFeedItem(
+      item, cursor: cursors.string(item.sequence), idPrefix: query.idPrefix, query: query,
+      into: &writer)
   }
 
   /// `{id, type, session, at, ...}`, or the same as a CloudEvents 1.0 object whose `data` holds
-  /// the item's own fields.
+  /// the item's own fields. `idPrefix` begins the session's id (its node's name and a dot).
   static func writeFeedItem(
-    _ item: FeedItem, query: FeedQuery, cursors: FeedCursorFormat, into writer: inout JSONWriter
+    _ item: FeedItem, cursor: String, idPrefix: String, query: FeedQuery,
+    into writer: inout JSONWriter
   ) {
     writer.beginObject()
     if query.cloudEvents {
       writer.key("specversion")
       writer.string("1.0")
       writer.key("id")
-      writer.string(cursors.string(item.sequence))
+      writer.string(cursor)
       writer.key("source")
       writer.string(query.source)
       writer.key("type")
       writer.string("dev.navstate." + item.kind.name)
       writer.key("subject")
-      writer.string(query.idPrefix + item.session.description)
+      writer.string(idPrefix + item.session.description)
       writer.key("time")
       item.at.withRFC3339 { writer.plainString($0) }
       writer.key("datacontenttype")
@@ -212,11 +238,11 @@ extension NavStateService {
       writer.endObject()
     } else {
       writer.key("id")
-      writer.string(cursors.string(item.sequence))
+      writer.string(cursor)
       writer.key("type")
       writer.string(item.kind.name)
       writer.key("session")
-      writer.string(query.idPrefix + item.session.description)
+      writer.string(idPrefix + item.session.description)
       writer.key("at")
       item.at.withRFC3339 { writer.plainString($0) }
       item.writeFields(into: &writer)

@@ -11,7 +11,16 @@ extension NavStateService {
     try requireBackend(request, for: "funnels")
     try checkNodeNamed(request)
     let funnel = try Self.funnelRequest(try Self.jsonBody(request))
-    let report = funnel.report(funnel.views(in: store.feed.snapshot()))
+    let report: Funnel.Report
+    if let shared = store.sharedFeed {
+      var views: [SessionID: [(at: Timestamp, screen: String)]] = [:]
+      try Self.sharedFeedCall { () throws(SharedFeedRefusal) in
+        try shared.forEachView { funnel.collect($0, into: &views) }
+      }
+      report = funnel.report(views)
+    } else {
+      report = funnel.report(funnel.views(in: store.feed.snapshot()))
+    }
     var writer = JSONWriter(capacity: 512 + report.exits.count * 96)
     writer.beginObject()
     writer.key("steps")

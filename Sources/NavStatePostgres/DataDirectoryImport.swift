@@ -4,7 +4,8 @@ import PostgresClient
 import Synchronization
 
 /// Moving in: the sessions of a `--data-dir` written into PostgreSQL as the slot of the node that
-/// wrote them, so that `--postgres` with the same `--node` serves them, ids and tokens unchanged.
+/// wrote them, so that `--postgres` with the same `--node` serves them, ids and tokens unchanged;
+/// and the directory's backend feed, after the items the shared feed holds already.
 public enum DataDirectoryImport {
   public struct Failure: Error, CustomStringConvertible {
     public var description: String
@@ -72,7 +73,7 @@ extension PostgresDurability {
       }
       leases.markReady(node.name)
       defer { leases.releaseAll() }
-      let storage = PostgresStorage(database: database, leases: leases)
+      let storage = PostgresStorage(database: database, leases: leases, feed: nil)
       var batch: [PostgresStorage.Pending] = []
       var count = 0
       var failure: PostgresError?
@@ -92,10 +93,17 @@ extension PostgresDurability {
         batch.append(
           PostgresStorage.Pending(
             slot: node.name, epoch: epoch, session: PostgresStorage.key(record.key),
-            payload: payload))
+            payload: payload, feed: []))
         if batch.count == 500 { flush() }
       }
       flush()
+      if failure == nil {
+        do throws(PostgresError) {
+          try importFeed(of: store)
+        } catch {
+          failure = error
+        }
+      }
       if let failure {
         // All or nothing: a second try finds the slot empty again.
         _ = try? database.query(
@@ -108,6 +116,51 @@ extension PostgresDurability {
         throw DataDirectoryImport.Failure(description: error.message, isUsage: true)
       }
       throw failed(error)
+    }
+  }
+}
+
+extension PostgresDurability {
+  static let importFeedStatement = """
+    INSERT INTO navstate_feed (slot, session, kind, item)
+    SELECT $1, f.session, f.kind, f.item
+    FROM unnest($2::bytea[], $3::int8[], $4::bytea[]) WITH ORDINALITY AS f(session, kind, item, n)
+    ORDER BY f.n
+    """
+
+  /// The feed items `store` read from the data directory, in their order, in one transaction:
+  /// readers see all of them at once, or none if the import fails.
+  func importFeed(of store: SessionStore) throws(PostgresError) {
+    var items: [FeedItem] = []
+    store.feed.snapshot().forEach(after: 0) { item in
+      items.append(item)
+      return true
+    }
+    guard !items.isEmpty else { return }
+    let timeout = settings.loadTimeout
+    try database.withConnection { (connection) throws(PostgresError) in
+      _ = try connection.execute("BEGIN", timeout: timeout)
+      do throws(PostgresError) {
+        for start in stride(from: 0, to: items.count, by: 5000) {
+          let group = items[start..<min(items.count, start + 5000)]
+          _ = try connection.query(
+            Self.importFeedStatement,
+            [
+              .text(node.name), .bytesArray(group.map { PostgresStorage.key($0.session) }),
+              .int64Array(group.map { Int64($0.kind.rawValue) }),
+              .bytesArray(
+                group.map { item in
+                  var bytes: [UInt8] = []
+                  item.appendUnnumbered(to: &bytes)
+                  return bytes
+                }),
+            ], timeout: timeout)
+        }
+        _ = try connection.execute("COMMIT", timeout: timeout)
+      } catch {
+        _ = try? connection.execute("ROLLBACK", timeout: timeout)
+        throw error
+      }
     }
   }
 }

@@ -14,6 +14,8 @@ public final class PostgresDurability: SessionDurability, SessionLoader {
   let database: Database
   let leases: SlotLeases
   private let storage: Mutex<PostgresStorage?> = Mutex(nil)
+  /// The shared backend feed, unless the feed is off (`--feed-retention 0`).
+  private let feed: Mutex<PostgresFeed?> = Mutex(nil)
   /// The store, from the restore to the stop. Held strongly and let go in ``finish(_:)``: a weak
   /// reference would put the store's reference count in a side table, and every request
   /// retains the store (about 50 more instructions a request, measured by callgrind).
@@ -78,11 +80,23 @@ public final class PostgresDurability: SessionDurability, SessionLoader {
       throw DurabilityFailure(.cannotOpen, "cannot read the graphs in \(source): \(error)")
     }
     if let conflict = conflicts.first { throw DurabilityFailure(.badData, conflict.description) }
-    let storage = PostgresStorage(database: database, leases: leases)
+    var feed: PostgresFeed?
+    if store.feed.isOn {
+      do throws(PostgresError) {
+        feed = PostgresFeed(
+          database: database, retention: store.feed.retention,
+          epoch: try PostgresFeed.epoch(in: database))
+      } catch {
+        throw DurabilityFailure(.cannotOpen, "cannot read the feed's state in \(source): \(error)")
+      }
+    }
+    let storage = PostgresStorage(database: database, leases: leases, feed: feed)
     self.storage.withLock { $0 = storage }
+    self.feed.withLock { $0 = feed }
     attached.withLock { $0 = store }
     store.attach(storage)
     store.attach(loader: self)
+    if let feed { store.attach(sharedFeed: feed) }
     // This node's own slot, unless a live process holds it (this node's previous process,
     // killed less than a lease ago, or another node that took it over): claimed by the lease
     // duty once free, and served from then on.
@@ -102,11 +116,19 @@ public final class PostgresDurability: SessionDurability, SessionLoader {
   }
 
   public func duties(for store: SessionStore) -> [Duty] {
-    [
+    var duties = [
       Duty(label: "navstate.postgres.leases", interval: settings.renewInterval) { [self] in
         keepLeases()
       }
     ]
+    if let feed = feed.withLock({ $0 }) {
+      duties.append(
+        Duty(label: "navstate.postgres.feed", interval: PostgresFeed.pumpInterval) {
+          feed.pump()
+          return nil
+        })
+    }
+    return duties
   }
 
   public func finish(_ store: SessionStore) -> [String] {
@@ -181,8 +203,8 @@ public final class PostgresDurability: SessionDurability, SessionLoader {
 
   /// The lease duty: renew every slot, let go of the lost ones, give back the ones their home
   /// node asks for; then, off this thread, read back the slots with a commit in doubt, claim
-  /// this node's own slot if it is not held, delete the rows of ended sessions and write the
-  /// snapshots that are due.
+  /// this node's own slot if it is not held, delete the rows of ended sessions, write the
+  /// snapshots that are due and trim the feed.
   private func keepLeases() -> String? {
     guard let store = attached.withLock({ $0 }), let storage = storage.withLock({ $0 })
     else { return nil }
@@ -244,6 +266,7 @@ public final class PostgresDurability: SessionDurability, SessionLoader {
     if !leases.holds(node.name) { _ = try? claimAndLoad(node, into: store) }
     storage.deleteEnded()
     SessionSnapshots.take(in: store, storage: storage)
+    feed.withLock { $0 }?.trimIfDue()
   }
 
   /// What a load found: each session's rows, so that one read back from many gets its

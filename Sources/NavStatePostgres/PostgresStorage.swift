@@ -10,7 +10,8 @@ import Synchronization
 /// Records that arrive while a commit is under way wait together, and the next commit writes
 /// them all with one statement: three array parameters (slots, sessions, payloads) unnested
 /// into rows, whatever their number, and the fencing check of their slots in the same statement
-/// (``SlotLeases``).
+/// (``SlotLeases``). The backend feed's items of those records go into `navstate_feed` in the
+/// same statement (``PostgresFeed``).
 ///
 /// A commit that PostgreSQL refused, or that the fencing check stopped, is not kept: the change
 /// is refused. One with no answer in time (`--postgres-timeout`) may or may not have been
@@ -26,10 +27,14 @@ final class PostgresStorage: SessionStorage {
     var epoch: Int64
     var session: [UInt8]
     var payload: [UInt8]
+    /// The backend feed's items the record made: written to `navstate_feed` with it.
+    var feed: [FeedItem]
   }
 
   let database: Database
   let leases: SlotLeases
+  /// The shared feed, when the feed is on: told how many items each commit wrote.
+  let feed: PostgresFeed?
   private let groups = CommitGroups<[Pending]>()
   /// Slots with a commit in doubt, to load again once the database answers; how many, read
   /// without the lock by every record (almost always 0).
@@ -42,9 +47,10 @@ final class PostgresStorage: SessionStorage {
   let rowsSinceSnapshot = Mutex<[SessionID: Int]>([:])
   static let snapshotAfter = 100
 
-  init(database: Database, leases: SlotLeases) {
+  init(database: Database, leases: SlotLeases, feed: PostgresFeed?) {
     self.database = database
     self.leases = leases
+    self.feed = feed
   }
 
   var confirmsLater: Bool { true }
@@ -84,8 +90,8 @@ final class PostgresStorage: SessionStorage {
     let slot = session.node?.name ?? leases.home.name
     guard let epoch = leases.servingEpoch(slot), !isDoubtful(slot) else { return .refused }
     let pending = Pending(
-      slot: slot, epoch: epoch, session: Self.key(session.key),
-      payload: Journal.Record.withFeed(record, feed).payload)
+      slot: slot, epoch: epoch, session: Self.key(session.key), payload: record.payload,
+      feed: feed)
     let ticket = groups.enqueue([pending])
     return .pending(
       Confirmation(
@@ -125,6 +131,14 @@ final class PostgresStorage: SessionStorage {
       WHERE (SELECT count(*) FROM held) = cardinality($1::text[])
       ORDER BY r.n
       RETURNING 1
+    ), fed AS (
+      INSERT INTO navstate_feed (slot, session, kind, item)
+      SELECT f.slot, f.session, f.kind, f.item
+      FROM unnest($7::text[], $8::bytea[], $9::int8[], $10::bytea[])
+        WITH ORDINALITY AS f(slot, session, kind, item, n)
+      WHERE (SELECT count(*) FROM held) = cardinality($1::text[])
+      ORDER BY f.n
+      RETURNING 1
     )
     SELECT count(*)::int8 FROM written
     """
@@ -140,15 +154,32 @@ final class PostgresStorage: SessionStorage {
       if let known = epochs[record.slot], known != record.epoch { return false }
       epochs[record.slot] = record.epoch
     }
+    var feedSlots: [String] = []
+    var feedSessions: [[UInt8]] = []
+    var feedKinds: [Int64] = []
+    var feedItems: [[UInt8]] = []
+    for record in batch {
+      for item in record.feed {
+        feedSlots.append(record.slot)
+        feedSessions.append(record.session)
+        feedKinds.append(Int64(item.kind.rawValue))
+        var bytes: [UInt8] = []
+        item.appendUnnumbered(to: &bytes)
+        feedItems.append(bytes)
+      }
+    }
     do {
       let rows = try database.query(
         Self.commitStatement,
         [
           .textArray(epochs.map(\.key)), .int64Array(epochs.map(\.value)), .text(leases.owner),
           .textArray(batch.map(\.slot)), .bytesArray(batch.map(\.session)),
-          .bytesArray(batch.map(\.payload)),
+          .bytesArray(batch.map(\.payload)), .textArray(feedSlots), .bytesArray(feedSessions),
+          .int64Array(feedKinds), .bytesArray(feedItems),
         ], prepare: true)
-      return rows.integer(0, 0) == Int64(batch.count)
+      guard rows.integer(0, 0) == Int64(batch.count) else { return false }
+      feed?.noteWritten(feedItems.count)
+      return true
     } catch {
       if case .server = error.kind { return false }
       // Every held slot, not only this group's: a connection lost may be a primary lost, and

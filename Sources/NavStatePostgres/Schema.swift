@@ -1,9 +1,10 @@
 import PostgresClient
 
-/// The tables, created at first start. Version 1; a database whose schema is newer (a later
-/// NavState made it) is refused, since this server would misread it.
+/// The tables, created at first start. Version 2 (version 1 had no feed tables: they are added
+/// to it); a database whose schema is newer (a later NavState made it) is refused, since this
+/// server would misread it.
 enum Schema {
-  static let version: Int64 = 1
+  static let version: Int64 = 2
 
   /// Slots: a node's sessions and who holds them now. `epoch` is the fencing number, raised by
   /// every claim and every release, and checked by every commit with the holder's name.
@@ -13,7 +14,9 @@ enum Schema {
   /// journal's binary format, in commit order (`id`, from a sequence without a cache, so that
   /// it grows in commit order whichever connection commits). Two indexes, the ones it is read
   /// and deleted by (a third, on `id` alone, would cost every commit and serve no query). Graphs: every graph version sessions may
-  /// be on.
+  /// be on. Feed: the backend feed's items (``PostgresFeed``), in the order of the transaction
+  /// that wrote them (`tx`) and then of `id`; feed state: the feed's epoch (which its cursors
+  /// carry) and the place up to which items were deleted for retention.
   static let create = """
     SET client_min_messages = warning;
     BEGIN;
@@ -40,7 +43,25 @@ enum Schema {
       source bytea NOT NULL,
       PRIMARY KEY (name, version)
     );
-    INSERT INTO navstate_schema (version) SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM navstate_schema);
+    CREATE TABLE IF NOT EXISTS navstate_feed (
+      tx xid8 NOT NULL DEFAULT pg_current_xact_id(),
+      id bigint GENERATED ALWAYS AS IDENTITY,
+      slot text NOT NULL,
+      session bytea NOT NULL,
+      kind smallint NOT NULL,
+      item bytea NOT NULL,
+      PRIMARY KEY (tx, id)
+    );
+    CREATE TABLE IF NOT EXISTS navstate_feed_state (
+      epoch bigint NOT NULL,
+      trimmed_tx xid8 NOT NULL,
+      trimmed_id bigint NOT NULL
+    );
+    INSERT INTO navstate_feed_state (epoch, trimmed_tx, trimmed_id)
+    SELECT 1 + floor(random() * 4294967294)::int8, '0'::xid8, 0
+    WHERE NOT EXISTS (SELECT 1 FROM navstate_feed_state);
+    INSERT INTO navstate_schema (version) SELECT 2 WHERE NOT EXISTS (SELECT 1 FROM navstate_schema);
+    UPDATE navstate_schema SET version = 2 WHERE version < 2;
     COMMIT;
     """
 

@@ -234,14 +234,21 @@ struct PostgresStoreTests {
       "--postgres", "postgres://postgres@127.0.0.1:1/postgres", "--node", "n1",
     ])
     #expect(unreachable.status == 66, "\(unreachable.output)")
-    // The tables are made at first start, at version 1.
+    // The tables are made at first start, at version 2.
     let node = try Self.node(database)
     #expect(node.stop() == 0)
-    #expect(try database.query("SELECT max(version) FROM navstate_schema") == "1")
-    try database.query("INSERT INTO navstate_schema VALUES (2)")
+    #expect(try database.query("SELECT max(version) FROM navstate_schema") == "2")
+    // A version 1 database (no feed tables) is brought to version 2.
+    try database.query(
+      "DROP TABLE navstate_feed, navstate_feed_state; UPDATE navstate_schema SET version = 1")
+    let upgraded = try Self.node(database)
+    #expect(upgraded.stop() == 0)
+    #expect(try database.query("SELECT max(version) FROM navstate_schema") == "2")
+    #expect(try database.query("SELECT count(*) FROM navstate_feed_state") == "1")
+    try database.query("INSERT INTO navstate_schema VALUES (3)")
     let newer = try Self.run(["--postgres", database.url, "--node", "n1"])
     #expect(newer.status == 65, "\(newer.output)")
-    #expect(newer.output.contains("version 2"))
+    #expect(newer.output.contains("version 3"))
   }
 
   @Test("--import-from loads a data directory's sessions: ids, tokens, history as they were")
@@ -250,11 +257,25 @@ struct PostgresStoreTests {
     defer { database.stop() }
     let path = NSTemporaryDirectory() + "navstate-import-\(UUID().uuidString)"
     defer { try? FileManager.default.removeItem(atPath: path) }
-    let old = try ServerProcess(["--data-dir", path, "--node", "n1"])
+    let keys = try PostgresFeedTests.keyFile()
+    defer { try? FileManager.default.removeItem(atPath: keys.folder) }
+    let old = try ServerProcess([
+      "--data-dir", path, "--node", "n1", "--backend-key-file", keys.file,
+    ])
     let session = try TestSession(old.client)
     _ = try session.call("push", ["route": "detail", "params": ["id": 7]])
     _ = try session.call("present", ["route": "settings"])
     let before = try Self.observed(old.client, session)
+    // The feed moves in too: the same items, numbered by the shared feed.
+    func withoutIDs(_ items: [JSONValue]) -> [JSONValue] {
+      items.map { item in
+        guard case .object(var object) = item else { return item }
+        object["id"] = nil
+        return .object(object)
+      }
+    }
+    let feedBefore = withoutIDs(try PostgresFeedTests.read([old.client]).items)
+    #expect(feedBefore.count >= 4)
     #expect(old.stop() == 0)
 
     let wrongNode = try Self.run([
@@ -269,10 +290,11 @@ struct PostgresStoreTests {
     let twice = try Self.run(["--postgres", database.url, "--node", "n1", "--import-from", path])
     #expect(twice.status == 64, "a slot that has sessions is not imported into again")
 
-    let node = try Self.node(database)
+    let node = try Self.node(database, ["--backend-key-file", keys.file])
     defer { _ = node.stop() }
     let moved = TestSession(client: node.client, id: session.id, token: session.token)
     #expect(try Self.observed(node.client, moved) == before)
+    #expect(withoutIDs(try PostgresFeedTests.read([node.client]).items) == feedBefore)
     let after = try moved.call("push", ["route": "detail", "params": ["id": 8]])
     #expect(after.status == 200, "\(after.text)")
   }

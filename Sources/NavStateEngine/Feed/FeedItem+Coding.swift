@@ -12,7 +12,7 @@ extension FeedItem {
   }
 
   /// The item without its number (a chunk keeps the numbers apart).
-  func appendUnnumbered(to bytes: inout [UInt8]) {
+  package func appendUnnumbered(to bytes: inout [UInt8]) {
     bytes.append(kind.rawValue)
     bytes.appendFixed(session.high)
     bytes.appendFixed(session.low)
@@ -80,7 +80,7 @@ extension FeedItem {
   }
 
   /// Reads what ``appendUnnumbered(to:)`` wrote, numbered `sequence`.
-  static func readUnnumbered(from reader: inout ByteReader, sequence: UInt64) -> FeedItem? {
+  package static func readUnnumbered(from reader: inout ByteReader, sequence: UInt64) -> FeedItem? {
     guard let rawKind = reader.byte(),
       let kind = FeedKind(rawValue: rawKind), let high = reader.fixed(),
       let low = reader.fixed(), let millis = reader.fixed(), let graph = reader.string(),

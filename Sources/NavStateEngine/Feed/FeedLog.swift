@@ -20,6 +20,9 @@ package final class FeedLog: Sendable {
   private let chunkCapacity: Int
   private let memory: MemoryBudget?
   private let state = Mutex(State())
+  /// False once a shared store keeps the items (``keepNothing()``): they are still made and
+  /// numbered, for the store, but not held here.
+  private let keeping = Atomic(true)
   /// Held by the one thread that writes to the streams (``pump()``).
   private let pumping = Mutex(())
 
@@ -68,6 +71,11 @@ package final class FeedLog: Sendable {
 
   package var isOn: Bool { retention > 0 }
 
+  /// From now on items are made for the store but not held here: it serves them itself.
+  package func keepNothing() {
+    keeping.store(false, ordering: .relaxed)
+  }
+
   /// Numbers for `count` items, the first returned; each is published or abandoned later.
   package func reserve(_ count: Int) -> UInt64 {
     state.withLock { state in
@@ -89,6 +97,7 @@ package final class FeedLog: Sendable {
   }
 
   private func settle(_ first: UInt64, _ settled: Settled) {
+    guard keeping.load(ordering: .relaxed) else { return }
     let grown = state.withLock { state -> Int in
       // Most changes settle in turn: no table then.
       guard first == state.visible + 1 else {

@@ -90,13 +90,20 @@ package struct Funnel: Sendable {
   )]] {
     var views: [SessionID: [(at: Timestamp, screen: String)]] = [:]
     snapshot.forEach(after: 0) { item in
-      guard let screen = item.viewedScreen, item.graph == graph else { return true }
-      if let since, item.at < since { return true }
-      if let until, until < item.at { return true }
-      views[item.session, default: []].append((item.at, screen))
+      collect(item, into: &views)
       return true
     }
     return views
+  }
+
+  /// Adds `item` to `views` if it is a view the funnel counts (items come in feed order).
+  package func collect(
+    _ item: FeedItem, into views: inout [SessionID: [(at: Timestamp, screen: String)]]
+  ) {
+    guard let screen = item.viewedScreen, item.graph == graph else { return }
+    if let since, item.at < since { return }
+    if let until, until < item.at { return }
+    views[item.session, default: []].append((item.at, screen))
   }
 
   static func median(_ values: [Int64]) -> Double? {

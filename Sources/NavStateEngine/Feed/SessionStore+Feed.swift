@@ -45,6 +45,32 @@ extension SessionStore {
     render: @escaping @Sendable (FeedItem) -> [UInt8],
     makeSink: (_ maxBufferedBytes: Int, _ onClose: @escaping @Sendable () -> Void) -> Sink
   ) throws(EngineRefusal) -> Sink {
+    try openFeedStream(client: client, makeSink: makeSink) { [feed] sink in
+      let id = feed.subscribe(
+        FeedLog.Subscriber(sink: sink, cursor: cursor, matches: matches, render: render))
+      return { feed.unsubscribe(id) }
+    }
+  }
+
+  /// Opens a stream of the shared feed (``SharedFeed``) after `cursor`, one that
+  /// ``SharedFeed/start(after:)`` answered: counted as ``followFeed(after:client:matches:render:makeSink:)`` counts it.
+  package func followSharedFeed<Sink: FeedSink>(
+    _ shared: any SharedFeed, after cursor: String, client: String, filter: FeedFilter,
+    render: @escaping @Sendable (SharedFeedEntry) -> [UInt8],
+    makeSink: (_ maxBufferedBytes: Int, _ onClose: @escaping @Sendable () -> Void) -> Sink
+  ) throws(EngineRefusal) -> Sink {
+    try openFeedStream(client: client, makeSink: makeSink) { sink in
+      shared.follow(after: cursor, filter: filter, sink: sink, render: render)
+    }
+  }
+
+  /// A feed stream counted and budgeted, its first comment written, then handed to `follow`,
+  /// whose answer is called when it closes.
+  private func openFeedStream<Sink: FeedSink>(
+    client: String,
+    makeSink: (_ maxBufferedBytes: Int, _ onClose: @escaping @Sendable () -> Void) -> Sink,
+    follow: (Sink) -> @Sendable () -> Void
+  ) throws(EngineRefusal) -> Sink {
     try streams.reserve(for: client)
     // What the stream may hold unsent at most: what a pump found (under 512 KiB) and wrote.
     let footprint = MemoryFootprint.stream + 4 * MemoryFootprint.streamBufferLimit
@@ -53,19 +79,18 @@ extension SessionStore {
       throw EngineRefusal.memoryExhausted
     }
     memory.add(footprint)
-    let subscription = Mutex<Int?>(nil)
+    let unfollow = Mutex<(@Sendable () -> Void)?>(nil)
     // Room for what a pump writes at most (512 KiB) beyond what it found unsent.
     let sink = makeSink(8 * MemoryFootprint.streamBufferLimit) {
-      [feed, streams, memory] in
-      if let id = subscription.withLock({ $0 }) { feed.unsubscribe(id) }
+      [streams, memory] in
+      if let stop = unfollow.withLock({ $0 }) { stop() }
       streams.closed()
       streams.release(of: client)
       memory.add(-footprint)
     }
     sink.write(Array(": navstate feed\n\n".utf8))
-    let id = feed.subscribe(
-      FeedLog.Subscriber(sink: sink, cursor: cursor, matches: matches, render: render))
-    subscription.withLock { $0 = id }
+    let stop = follow(sink)
+    unfollow.withLock { $0 = stop }
     streams.opened(sink, now: .now())
     return sink
   }

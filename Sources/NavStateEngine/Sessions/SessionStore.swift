@@ -45,6 +45,8 @@ public final class SessionStore: Sendable {
   /// request.
   @exclusivity(unchecked) nonisolated(unsafe) var loaderValue: (any SessionLoader)?
   @exclusivity(unchecked) nonisolated(unsafe) var loaderAttached = false
+  /// The same for ``attach(sharedFeed:)``, read by feed requests.
+  @exclusivity(unchecked) nonisolated(unsafe) var sharedFeedValue: (any SharedFeed)?
   /// Held across a graph load's check, save and catalog entry, so that two loads of one version
   /// (two PUTs, a PUT and SIGHUP) cannot both pass the check: what is answered, served and saved
   /// is one version's bytes.

@@ -1,0 +1,298 @@
+import NavStateEngine
+import NavStateWire
+import PostgresClient
+import Synchronization
+
+/// The backend feed in PostgreSQL, one for the whole cluster (``SharedFeed``): every node writes
+/// the items of its changes into `navstate_feed` in the statement that commits the changes
+/// (``PostgresStorage``), and any node reads every node's items back.
+///
+/// The order is the order of the transactions that wrote them (`tx`, PostgreSQL's own
+/// transaction id, `pg_current_xact_id()`), then of the items within one. A transaction id is
+/// drawn when a transaction starts writing, not when it commits, so two commits may become
+/// visible out of that order; a reader therefore sees only the items of transactions older than
+/// the oldest one still running (`pg_snapshot_xmin`, "the frontier"): no item can show up later
+/// before a place it has passed. One node's commits run one after another, and a session moves
+/// to another node only after its last commit there (the claim waits for it), so a session's
+/// items keep their order.
+///
+/// Retention: ``trimIfDue()`` deletes all but the newest `retention` items once enough were
+/// written, and records the place it deleted up to (`trimmed`) in the same transaction; a page
+/// reads that place in its own snapshot, so a cursor behind it is refused (410) rather than
+/// answered with a gap.
+final class PostgresFeed: SharedFeed {
+  let database: Database
+  let retention: Int
+  private let cursors: FeedCursorText
+  /// Items this node wrote since its last trim, and when that was (monotonic seconds).
+  private let writtenSinceTrim = Atomic<Int>(0)
+  private let lastTrim = Mutex<Double>(MonotonicClock.now())
+  private let followers = Mutex<[Int: Follower]>([:])
+  private let lastFollower = Atomic<Int>(0)
+  /// A filtered read scans at most this many items; its `next` then says where it stopped.
+  static let scanLimit = 100_000
+  /// How often the streams are sent what is new (``pump()``).
+  static let pumpInterval = 0.1
+
+  private struct Follower: Sendable {
+    var sink: any FeedSink
+    var place: FeedPlace
+    var filter: FeedFilter
+    var render: @Sendable (SharedFeedEntry) -> [UInt8]
+  }
+
+  init(database: Database, retention: Int, epoch: UInt32) {
+    self.database = database
+    self.retention = retention
+    cursors = FeedCursorText(epoch: epoch)
+  }
+
+  /// The feed's epoch, from its state row (made with the tables).
+  static func epoch(in database: Database) throws(PostgresError) -> UInt32 {
+    let rows = try database.query("SELECT epoch FROM navstate_feed_state LIMIT 1")
+    return UInt32(truncatingIfNeeded: rows.count == 1 ? rows.integer(0, 0) ?? 1 : 1)
+  }
+
+  /// Items written by this node (counted towards the next trim).
+  func noteWritten(_ count: Int) {
+    if count > 0 { writtenSinceTrim.wrappingAdd(count, ordering: .relaxed) }
+  }
+
+  // MARK: Reading
+
+  static let pageStatement = """
+    WITH state AS (
+      SELECT trimmed_tx, trimmed_id, pg_snapshot_xmin(pg_current_snapshot()) AS frontier
+      FROM navstate_feed_state LIMIT 1
+    ), scanned AS (
+      SELECT f.tx, f.id, f.kind, f.session FROM navstate_feed AS f, state AS s
+      WHERE (f.tx, f.id) > ($1::text::xid8, $2::int8) AND f.tx < s.frontier
+      ORDER BY f.tx, f.id LIMIT $3
+    ), matched AS (
+      SELECT tx, id FROM scanned
+      WHERE (cardinality($4::int8[]) = 0 OR kind = ANY($4::int8[]))
+        AND (length($5::bytea) = 0 OR session = $5::bytea)
+      ORDER BY tx, id LIMIT $6
+    )
+    SELECT 's', s.trimmed_tx::text, s.trimmed_id, s.frontier::text,
+      (SELECT count(*) FROM scanned)::int8, NULL::bytea
+    FROM state AS s
+    UNION ALL
+    SELECT 'l', l.tx::text, l.id, NULL, NULL, NULL
+    FROM (SELECT tx, id FROM scanned ORDER BY tx DESC, id DESC LIMIT 1) AS l
+    UNION ALL
+    SELECT 'm', f.tx::text, f.id, f.slot, NULL, f.item
+    FROM matched AS m JOIN navstate_feed AS f ON f.tx = m.tx AND f.id = m.id
+    """
+
+  /// What one read found: the items, where it stopped, and the feed's bounds in its snapshot.
+  private struct Read {
+    var entries: [(place: FeedPlace, slot: String, item: FeedItem)] = []
+    var lastScanned: FeedPlace?
+    var scanned = 0
+    var trimmed = FeedPlace.start
+    var frontier: UInt64 = 0
+  }
+
+  private func read(after place: FeedPlace, limit: Int, scanLimit: Int, filter: FeedFilter)
+    throws(SharedFeedRefusal) -> Read
+  {
+    let rows: PostgresRows
+    do {
+      rows = try database.query(
+        Self.pageStatement,
+        [
+          .text(String(place.tx)), .int64(place.id), .int64(Int64(scanLimit)),
+          .int64Array(filter.kinds.map { $0.map { Int64($0.rawValue) } } ?? []),
+          .bytes(filter.session.map(PostgresStorage.key) ?? []), .int64(Int64(limit)),
+        ], prepare: true)
+    } catch {
+      throw .unavailable
+    }
+    var read = Read()
+    for row in 0..<rows.count {
+      guard let tx = rows.text(row, 1).flatMap({ UInt64($0) }), let id = rows.integer(row, 2)
+      else { continue }
+      let here = FeedPlace(tx: tx, id: id)
+      switch rows.text(row, 0) {
+      case "s":
+        read.trimmed = here
+        read.frontier = rows.text(row, 3).flatMap { UInt64($0) } ?? 0
+        read.scanned = Int(rows.integer(row, 4) ?? 0)
+      case "l":
+        read.lastScanned = here
+      default:
+        guard let slot = rows.text(row, 3), let bytes = rows.bytes(row, 5) else { continue }
+        var reader = ByteReader(bytes, at: 0)
+        // An item this server cannot read (a damaged row) is passed over, not a failed page.
+        guard let item = FeedItem.readUnnumbered(from: &reader, sequence: 0) else { continue }
+        read.entries.append((here, slot, item))
+      }
+    }
+    read.entries.sort { $0.place < $1.place }
+    return read
+  }
+
+  /// `cursor` read and checked against the feed's bounds (nil: the oldest kept place).
+  private func place(of cursor: String?, trimmed: FeedPlace, frontier: UInt64)
+    throws(SharedFeedRefusal) -> FeedPlace
+  {
+    guard let cursor else { return trimmed }
+    guard let place = cursors.place(cursor), place.tx < max(frontier, 1) else {
+      throw .invalidCursor
+    }
+    guard place >= trimmed else { throw .expired(oldest: cursors.string(trimmed)) }
+    return place
+  }
+
+  func page(after cursor: String?, limit: Int, filter: FeedFilter) throws(SharedFeedRefusal)
+    -> SharedFeedPage
+  {
+    // A cursor is read before the bounds are known: checked against the ones this read saw.
+    var requested: FeedPlace?
+    if let cursor {
+      guard let place = cursors.place(cursor) else { throw .invalidCursor }
+      requested = place
+    }
+    let filtered = filter.kinds != nil || filter.session != nil
+    let read = try read(
+      after: requested ?? .start, limit: limit,
+      scanLimit: filtered ? Self.scanLimit : limit, filter: filter)
+    let from = try place(of: cursor, trimmed: read.trimmed, frontier: read.frontier)
+    var entries = read.entries
+    if requested == nil {
+      // From the oldest kept: the read started before it, at the very start.
+      entries.removeAll { $0.place <= from }
+    }
+    let next: FeedPlace
+    if entries.count >= limit, let last = entries.last {
+      next = last.place
+    } else if read.scanned >= (filtered ? Self.scanLimit : limit), let last = read.lastScanned {
+      next = last
+    } else {
+      next = max(from, .before(frontier: read.frontier))
+    }
+    return SharedFeedPage(
+      entries: entries.prefix(limit).map {
+        SharedFeedEntry(cursor: cursors.string($0.place), idPrefix: $0.slot + ".", item: $0.item)
+      }, next: cursors.string(next))
+  }
+
+  func start(after cursor: String?) throws(SharedFeedRefusal) -> String {
+    let read = try read(
+      after: .start, limit: 0, scanLimit: 0, filter: FeedFilter(kinds: nil, session: nil))
+    return cursors.string(try place(of: cursor, trimmed: read.trimmed, frontier: read.frontier))
+  }
+
+  // MARK: Streams
+
+  func follow(
+    after cursor: String, filter: FeedFilter, sink: any FeedSink,
+    render: @escaping @Sendable (SharedFeedEntry) -> [UInt8]
+  ) -> @Sendable () -> Void {
+    let place = cursors.place(cursor) ?? .start
+    let id = lastFollower.wrappingAdd(1, ordering: .relaxed).newValue
+    followers.withLock {
+      $0[id] = Follower(sink: sink, place: place, filter: filter, render: render)
+    }
+    return { [self] in _ = followers.withLock { $0.removeValue(forKey: id) } }
+  }
+
+  /// Sends every stream what is new, as much as it has room for (the feed duty, every
+  /// ``pumpInterval``). A stream that fell behind what is kept ends; while the database does
+  /// not answer, streams wait (their heartbeats go on).
+  func pump(maxUnsentBytes: Int = 512 * 1024) {
+    for (id, follower) in followers.withLock({ $0 }) {
+      guard follower.sink.unsentBytes < maxUnsentBytes else { continue }
+      let page: SharedFeedPage
+      do {
+        page = try self.page(
+          after: cursors.string(follower.place), limit: 1000, filter: follower.filter)
+      } catch {
+        if case .unavailable = error { return }
+        _ = followers.withLock { $0.removeValue(forKey: id) }
+        follower.sink.finish()
+        continue
+      }
+      var bytes: [UInt8] = []
+      for entry in page.entries { bytes += follower.render(entry) }
+      if !bytes.isEmpty, !follower.sink.write(bytes) {
+        _ = followers.withLock { $0.removeValue(forKey: id) }
+        continue
+      }
+      if let next = cursors.place(page.next) {
+        followers.withLock { $0[id]?.place = next }
+      }
+    }
+  }
+
+  // MARK: Funnels
+
+  static let viewsStatement = """
+    SELECT tx::text, id, item FROM navstate_feed
+    WHERE kind = $3 AND (tx, id) > ($1::text::xid8, $2::int8)
+      AND tx < pg_snapshot_xmin(pg_current_snapshot())
+    ORDER BY tx, id LIMIT 10000
+    """
+
+  func forEachView(_ body: (FeedItem) -> Void) throws(SharedFeedRefusal) {
+    var place = FeedPlace.start
+    while true {
+      let rows: PostgresRows
+      do {
+        rows = try database.query(
+          Self.viewsStatement,
+          [
+            .text(String(place.tx)), .int64(place.id),
+            .int64(Int64(FeedKind.screenViewed.rawValue)),
+          ],
+          timeout: max(database.timeout, 30))
+      } catch {
+        throw .unavailable
+      }
+      for row in 0..<rows.count {
+        guard let tx = rows.text(row, 0).flatMap({ UInt64($0) }), let id = rows.integer(row, 1)
+        else { continue }
+        place = FeedPlace(tx: tx, id: id)
+        guard let bytes = rows.bytes(row, 2) else { continue }
+        var reader = ByteReader(bytes, at: 0)
+        if let item = FeedItem.readUnnumbered(from: &reader, sequence: 0) { body(item) }
+      }
+      if rows.count < 10000 { return }
+    }
+  }
+
+  // MARK: Retention
+
+  static let trimStatement = """
+    WITH cut AS (
+      SELECT tx, id FROM navstate_feed
+      WHERE tx < pg_snapshot_xmin(pg_current_snapshot())
+      ORDER BY tx DESC, id DESC OFFSET $1 LIMIT 1
+    ), moved AS (
+      UPDATE navstate_feed_state AS s SET trimmed_tx = cut.tx, trimmed_id = cut.id FROM cut
+      WHERE (s.trimmed_tx, s.trimmed_id) < (cut.tx, cut.id)
+      RETURNING cut.tx, cut.id
+    )
+    DELETE FROM navstate_feed AS f USING moved WHERE (f.tx, f.id) <= (moved.tx, moved.id)
+    """
+
+  /// Deletes all but the newest `retention` items once this node wrote a quarter of
+  /// `retention` since its last trim, or a minute passed with any written: the feed holds
+  /// `retention` items after a trim, and a few quarters more (one per busy node) before the
+  /// next. Counting the table instead would cost a scan of it every time.
+  func trimIfDue() {
+    let written = writtenSinceTrim.load(ordering: .relaxed)
+    let now = MonotonicClock.now()
+    guard written >= max(1, retention / 4) || (written > 0 && now - lastTrim.withLock { $0 } >= 60)
+    else { return }
+    do {
+      try database.query(
+        Self.trimStatement, [.int64(Int64(retention))], timeout: max(database.timeout, 30))
+      writtenSinceTrim.wrappingAdd(-written, ordering: .relaxed)
+      lastTrim.withLock { $0 = now }
+    } catch {
+      // Tried again at the next upkeep.
+    }
+  }
+}
