@@ -41,7 +41,7 @@ final class PostgresStorage: SessionStorage {
   private let doubtful = Mutex<Set<String>>([])
   private let doubtfulCount = Atomic<Int>(0)
   /// Sessions whose end was committed: their rows are deleted by the lease duty.
-  private let endedSessions = Mutex<[[UInt8]]>([])
+  private let endedSessions = Mutex<[(slot: String, session: [UInt8])]>([])
   /// Rows each session has had committed since its last snapshot row (or its load): one with
   /// ``snapshotAfter`` of them gets a snapshot (``SessionSnapshots``).
   let rowsSinceSnapshot = Mutex<[SessionID: Int]>([:])
@@ -96,14 +96,14 @@ final class PostgresStorage: SessionStorage {
     return .pending(
       Confirmation(
         storage: self, ticket: ticket, key: session.key,
-        endedSession: ended ? pending.session : nil))
+        endedSession: ended ? (slot, pending.session) : nil))
   }
 
   private struct Confirmation: StorageConfirmation {
     let storage: PostgresStorage
     let ticket: CommitGroups<[Pending]>.Ticket
     let key: SessionID
-    let endedSession: [UInt8]?
+    let endedSession: (slot: String, session: [UInt8])?
 
     func wait() -> Bool {
       let kept = storage.groups.wait(for: ticket) { storage.commit($0) }
@@ -229,7 +229,10 @@ final class PostgresStorage: SessionStorage {
     guard !ended.isEmpty else { return }
     do {
       try database.query(
-        "DELETE FROM navstate_records WHERE session = ANY($1::bytea[])", [.bytesArray(ended)])
+        """
+        DELETE FROM navstate_records AS r USING unnest($1::text[], $2::bytea[]) AS e(slot, session)
+        WHERE r.slot = e.slot AND r.session = e.session
+        """, [.textArray(ended.map(\.slot)), .bytesArray(ended.map(\.session))])
     } catch {
       endedSessions.withLock { $0 += ended }
     }

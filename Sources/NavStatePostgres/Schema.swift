@@ -12,9 +12,11 @@ enum Schema {
   /// other node may claim it (so that it is not taken over again as it is given back).
   /// Records: every creation, change, settled idempotency key, migration and end, in the
   /// journal's binary format, in commit order (`id`, from a sequence without a cache, so that
-  /// it grows in commit order whichever connection commits). Two indexes, the ones it is read
-  /// and deleted by (a third, on `id` alone, would cost every commit and serve no query). Graphs: every graph version sessions may
-  /// be on. Feed: the backend feed's items (``PostgresFeed``), in the order of the transaction
+  /// it grows in commit order whichever connection commits). One index, (slot, session, id):
+  /// a slot is loaded by it, each session's rows in order (sessions do not depend on each
+  /// other), and a session's rows are deleted by it; every other index would cost every commit
+  /// (version 1 had two, on (slot, id) and on session: version 2 drops them). Graphs: every
+  /// graph version sessions may be on. Feed: the backend feed's items (``PostgresFeed``), in the order of the transaction
   /// that wrote them (`tx`) and then of `id`; feed state: the feed's epoch (which its cursors
   /// carry) and the place up to which items were deleted for retention.
   static let create = """
@@ -35,8 +37,9 @@ enum Schema {
       session bytea NOT NULL,
       payload bytea NOT NULL
     );
-    CREATE INDEX IF NOT EXISTS navstate_records_slot ON navstate_records (slot, id);
-    CREATE INDEX IF NOT EXISTS navstate_records_session ON navstate_records (session);
+    CREATE INDEX IF NOT EXISTS navstate_records_slot_session ON navstate_records (slot, session, id);
+    DROP INDEX IF EXISTS navstate_records_slot;
+    DROP INDEX IF EXISTS navstate_records_session;
     CREATE TABLE IF NOT EXISTS navstate_graphs (
       name text NOT NULL,
       version bigint NOT NULL,

@@ -24,7 +24,7 @@ enum SessionSnapshots {
       RETURNING id
     ), replaced AS (
       DELETE FROM navstate_records
-      WHERE session = $4 AND id < (SELECT id FROM written)
+      WHERE slot = $1 AND session = $4 AND id < (SELECT id FROM written)
       RETURNING 1
     )
     SELECT (SELECT count(*) FROM written)::int8, (SELECT count(*) FROM replaced)::int8

@@ -16,7 +16,7 @@ enum SlotLoad {
     store.evict { $0.node?.name == slot.name }
     _ = try GraphRows.load(into: store.catalog, from: database, timeout: settings.loadTimeout)
     let rows = try database.query(
-      "SELECT payload, session FROM navstate_records WHERE slot = $1 ORDER BY id",
+      "SELECT payload, session FROM navstate_records WHERE slot = $1 ORDER BY session, id",
       [.text(slot.name)],
       timeout: settings.loadTimeout)
     var sessions: [SessionID: SessionRecord] = [:]

@@ -49,8 +49,11 @@ public final class PostgresConnection: @unchecked Sendable {
 
   deinit { PQfinish(connection) }
 
-  /// Statements prepared on this connection, by their text: the name each was given.
-  private var prepared: [String: String] = [:]
+  /// Statements prepared on this connection, their text and the name each was given. A list,
+  /// not a dictionary: there are a handful, their texts are string literals (equal at once by
+  /// their storage), and hashing a long statement's text cost every commit about 10,000
+  /// instructions (callgrind).
+  private var prepared: [(sql: String, name: String)] = []
 
   /// Runs one statement with `parameters` ($1, $2, …) and returns its rows; within `timeout`
   /// seconds or not at all (the connection is then unusable, and the statement may or may not
@@ -67,14 +70,14 @@ public final class PostgresConnection: @unchecked Sendable {
     let types = parameters.map(\.type)
     let lengths = encoded.map { Int32($0?.count ?? 0) }
     let formats = [Int32](repeating: 1, count: parameters.count)
-    var name = prepared[sql]
+    var name = prepare ? prepared.first(where: { $0.sql == sql })?.name : nil
     if prepare, name == nil {
       let chosen = "navstate_\(prepared.count + 1)"
       guard PQsendPrepare(connection, chosen, sql, Int32(parameters.count), types) == 1 else {
         throw broken(.unreachable, Self.message(of: connection))
       }
       _ = try awaitResult(until: deadline, timeout: timeout)
-      prepared[sql] = chosen
+      prepared.append((sql, chosen))
       name = chosen
     }
     let sent = Self.withBuffers(encoded) { values in
