@@ -10302,7 +10302,7 @@ internal struct Client: APIProtocol {
     }
     /// The backend feed, a page at a time (backend only)
     ///
-    /// Every session's navigation as one ordered list of items, in the order the server applied them (within a session, by version): `session.started`, `screen.viewed` (with `transition` and `previous`), `screen.left` (with `durationMs`), `navigation.redirected`, `pending.applied`, `pending.dropped`, `context.changed` (key names, never values), `session.migrated`, `session.restored` and `session.ended`. Sensitive params are `[redacted]`. Each item is `{id, type, session, at, ...}`; `id` is its cursor. Without `after` the page starts at the oldest item kept; `next` is the cursor to pass as `after` next time (at the end of the feed, the newest place, to wait from). The feed keeps the last `--feed-retention` items (at least that many, at most twice). With `--data-dir` it outlives restarts and crashes: a reader going on from any cursor gets every item of every acknowledged change, once, in order, and none of a refused one. In a cluster each node serves the feed of the sessions it holds, and its cursors begin with its name.
+    /// Every session's navigation as one ordered list of items, in the order the server applied them (within a session, by version): `session.started`, `screen.viewed` (with `transition` and `previous`), `screen.left` (with `durationMs`), `navigation.redirected`, `pending.applied`, `pending.dropped`, `context.changed` (key names, never values), `session.migrated`, `session.restored` and `session.ended`. Sensitive params are `[redacted]`. Each item is `{id, type, session, at, ...}`; `id` is its cursor. Without `after` the page starts at the oldest item kept; `next` is the cursor to pass as `after` next time (at the end of the feed, the newest place, to wait from). The feed keeps the last `--feed-retention` items (at least that many; in memory at most twice, with `--postgres` up to about a quarter more per busy node). With `--data-dir` it outlives restarts and crashes: a reader going on from any cursor gets every item of every acknowledged change, once, in order, and none of a refused one. In a cluster without `--postgres` each node serves the feed of the sessions it holds, its cursors begin with its name, and the query `node=NAME` names the node. With `--postgres` every node serves the whole cluster's feed, kept in PostgreSQL: its cursors work on every node and across failovers, `node` is ignored, items come in the order of the transactions that kept them (within a session, by version), and a read PostgreSQL does not answer within `--postgres-timeout` is 503 `store_unavailable`.
     ///
     /// - Remark: HTTP `GET /v1/feed`.
     /// - Remark: Generated from `#/paths//v1/feed/get(getFeed)`.
@@ -10481,6 +10481,28 @@ internal struct Client: APIProtocol {
                         preconditionFailure("bestContentType chose an invalid content type.")
                     }
                     return .gone(.init(body: body))
+                case 503:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Operations.GetFeed.Output.ServiceUnavailable.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .serviceUnavailable(.init(body: body))
                 default:
                     return .undocumented(
                         statusCode: response.status.code,
@@ -10495,7 +10517,7 @@ internal struct Client: APIProtocol {
     }
     /// The backend feed as Server-Sent Events (backend only)
     ///
-    /// The items of `GET /v1/feed` after `Last-Event-ID` (else after `after`, else from the oldest kept), then live ones: `id: <cursor>`, `event: <type>` (`dev.navstate.<type>` with `format=cloudevents`), `data: <item JSON>`, and a `: heartbeat` comment every 15 s. A reader slower than the writers is sent more as it reads, never dropped; one that falls behind what the feed keeps is ended (its next request is 410 `cursor_expired`).
+    /// The items of `GET /v1/feed` after `Last-Event-ID` (else after `after`, else from the oldest kept), then live ones: `id: <cursor>`, `event: <type>` (`dev.navstate.<type>` with `format=cloudevents`), `data: <item JSON>`, and a `: heartbeat` comment every 15 s. A reader slower than the writers is sent more as it reads, never dropped; one that falls behind what the feed keeps is ended (its next request is 410 `cursor_expired`). With `--postgres` any node serves the whole cluster's feed, `Last-Event-ID` resumes on any node, and `node` is ignored; new items arrive within about 0.1 s, and while PostgreSQL does not answer the stream waits, its heartbeats going on.
     ///
     /// - Remark: HTTP `GET /v1/feed/stream`.
     /// - Remark: Generated from `#/paths//v1/feed/stream/get(streamFeed)`.
@@ -10730,7 +10752,7 @@ internal struct Client: APIProtocol {
     }
     /// A funnel over the feed's kept screen views (backend only)
     ///
-    /// Counts the sessions on `graph` that viewed `steps[0]` and then each later step in order within `withinSeconds` of their first step (default 1800), over the `screen.viewed` items the feed keeps between `since` and `until`. For each step: how many sessions reached it and the median seconds from the step before (null for the first). `exits` lists, for sessions that reached a step but not the next, the screen they viewed next instead (`to` null when they viewed nothing else), most sessions first, at most 10 per step.
+    /// Counts the sessions on `graph` that viewed `steps[0]` and then each later step in order within `withinSeconds` of their first step (default 1800), over the `screen.viewed` items the feed keeps between `since` and `until`. For each step: how many sessions reached it and the median seconds from the step before (null for the first). `exits` lists, for sessions that reached a step but not the next, the screen they viewed next instead (`to` null when they viewed nothing else), most sessions first, at most 10 per step. In a cluster without `--postgres` it counts the feed of the node asked (`node=NAME`); with `--postgres` it counts the whole cluster's feed on any node, and `node` is ignored.
     ///
     /// - Remark: HTTP `POST /v1/analytics/funnel`.
     /// - Remark: Generated from `#/paths//v1/analytics/funnel/post(funnel)`.
@@ -10883,6 +10905,28 @@ internal struct Client: APIProtocol {
                         preconditionFailure("bestContentType chose an invalid content type.")
                     }
                     return .unsupportedMediaType(.init(body: body))
+                case 503:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Operations.Funnel.Output.ServiceUnavailable.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .serviceUnavailable(.init(body: body))
                 default:
                     return .undocumented(
                         statusCode: response.status.code,

@@ -7,7 +7,7 @@ import struct Foundation.Date
 extension Components {
     /// Types generated from the `#/components/parameters` section of the OpenAPI document.
     internal enum Parameters {
-        /// A cursor (an item's `id`, or a page's `next`): start after it. Without it, the oldest item kept comes first.
+        /// A cursor (an item's `id`, or a page's `next`): start after it. Without it, the oldest item kept comes first. Opaque. On a server started with `--node NAME` and without `--postgres`, it begins with the name and a dot, and only that node takes it; with `--postgres`, every node of the cluster takes it.
         ///
         /// - Remark: Generated from `#/components/parameters/feedAfter`.
         internal typealias FeedAfter = Swift.String

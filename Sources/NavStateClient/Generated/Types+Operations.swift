@@ -12331,7 +12331,7 @@ internal enum Operations {
     }
     /// The backend feed, a page at a time (backend only)
     ///
-    /// Every session's navigation as one ordered list of items, in the order the server applied them (within a session, by version): `session.started`, `screen.viewed` (with `transition` and `previous`), `screen.left` (with `durationMs`), `navigation.redirected`, `pending.applied`, `pending.dropped`, `context.changed` (key names, never values), `session.migrated`, `session.restored` and `session.ended`. Sensitive params are `[redacted]`. Each item is `{id, type, session, at, ...}`; `id` is its cursor. Without `after` the page starts at the oldest item kept; `next` is the cursor to pass as `after` next time (at the end of the feed, the newest place, to wait from). The feed keeps the last `--feed-retention` items (at least that many, at most twice). With `--data-dir` it outlives restarts and crashes: a reader going on from any cursor gets every item of every acknowledged change, once, in order, and none of a refused one. In a cluster each node serves the feed of the sessions it holds, and its cursors begin with its name.
+    /// Every session's navigation as one ordered list of items, in the order the server applied them (within a session, by version): `session.started`, `screen.viewed` (with `transition` and `previous`), `screen.left` (with `durationMs`), `navigation.redirected`, `pending.applied`, `pending.dropped`, `context.changed` (key names, never values), `session.migrated`, `session.restored` and `session.ended`. Sensitive params are `[redacted]`. Each item is `{id, type, session, at, ...}`; `id` is its cursor. Without `after` the page starts at the oldest item kept; `next` is the cursor to pass as `after` next time (at the end of the feed, the newest place, to wait from). The feed keeps the last `--feed-retention` items (at least that many; in memory at most twice, with `--postgres` up to about a quarter more per busy node). With `--data-dir` it outlives restarts and crashes: a reader going on from any cursor gets every item of every acknowledged change, once, in order, and none of a refused one. In a cluster without `--postgres` each node serves the feed of the sessions it holds, its cursors begin with its name, and the query `node=NAME` names the node. With `--postgres` every node serves the whole cluster's feed, kept in PostgreSQL: its cursors work on every node and across failovers, `node` is ignored, items come in the order of the transactions that kept them (within a session, by version), and a read PostgreSQL does not answer within `--postgres-timeout` is 503 `store_unavailable`.
     ///
     /// - Remark: HTTP `GET /v1/feed`.
     /// - Remark: Generated from `#/paths//v1/feed/get(getFeed)`.
@@ -12340,7 +12340,7 @@ internal enum Operations {
         internal struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/v1/feed/GET/query`.
             internal struct Query: Sendable, Hashable {
-                /// A cursor (an item's `id`, or a page's `next`): start after it. Without it, the oldest item kept comes first.
+                /// A cursor (an item's `id`, or a page's `next`): start after it. Without it, the oldest item kept comes first. Opaque. On a server started with `--node NAME` and without `--postgres`, it begins with the name and a dot, and only that node takes it; with `--postgres`, every node of the cluster takes it.
                 ///
                 /// - Remark: Generated from `#/paths/v1/feed/GET/query/after`.
                 internal var after: Components.Parameters.FeedAfter?
@@ -12365,7 +12365,7 @@ internal enum Operations {
                 /// Creates a new `Query`.
                 ///
                 /// - Parameters:
-                ///   - after: A cursor (an item's `id`, or a page's `next`): start after it. Without it, the oldest item kept comes first.
+                ///   - after: A cursor (an item's `id`, or a page's `next`): start after it. Without it, the oldest item kept comes first. Opaque. On a server started with `--node NAME` and without `--postgres`, it begins with the name and a dot, and only that node takes it; with `--postgres`, every node of the cluster takes it.
                 ///   - limit:
                 ///   - types: Only items of these types, separated by commas (e.g. `screen.viewed,session.ended`).
                 ///   - session: Only the items of this session.
@@ -12462,7 +12462,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// A cursor this server never issued (invalid_cursor), or a query that is wrong (invalid_query: limit, types, session or format).
+            /// A cursor this server never issued (invalid_cursor; with `--postgres`, one this cluster's feed never issued), or a query that is wrong (invalid_query: limit, types, session or format).
             ///
             /// - Remark: Generated from `#/paths//v1/feed/get(getFeed)/responses/400`.
             ///
@@ -12554,6 +12554,57 @@ internal enum Operations {
                     }
                 }
             }
+            internal struct ServiceUnavailable: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/feed/GET/responses/503/content`.
+                internal enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/feed/GET/responses/503/content/application\/problem+json`.
+                    case applicationProblemJson(Components.Schemas.Problem)
+                    /// The associated value of the enum case if `self` is `.applicationProblemJson`.
+                    ///
+                    /// - Throws: An error if `self` is not `.applicationProblemJson`.
+                    /// - SeeAlso: `.applicationProblemJson`.
+                    internal var applicationProblemJson: Components.Schemas.Problem {
+                        get throws {
+                            switch self {
+                            case let .applicationProblemJson(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                internal var body: Operations.GetFeed.Output.ServiceUnavailable.Body
+                /// Creates a new `ServiceUnavailable`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                internal init(body: Operations.GetFeed.Output.ServiceUnavailable.Body) {
+                    self.body = body
+                }
+            }
+            /// With --postgres, PostgreSQL did not answer the feed's read within --postgres-timeout. Code: store_unavailable (Retry-After 1).
+            ///
+            /// - Remark: Generated from `#/paths//v1/feed/get(getFeed)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Operations.GetFeed.Output.ServiceUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Operations.GetFeed.Output.ServiceUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// Undocumented response.
             ///
             /// A response with a code that is not documented in the OpenAPI document.
@@ -12593,7 +12644,7 @@ internal enum Operations {
     }
     /// The backend feed as Server-Sent Events (backend only)
     ///
-    /// The items of `GET /v1/feed` after `Last-Event-ID` (else after `after`, else from the oldest kept), then live ones: `id: <cursor>`, `event: <type>` (`dev.navstate.<type>` with `format=cloudevents`), `data: <item JSON>`, and a `: heartbeat` comment every 15 s. A reader slower than the writers is sent more as it reads, never dropped; one that falls behind what the feed keeps is ended (its next request is 410 `cursor_expired`).
+    /// The items of `GET /v1/feed` after `Last-Event-ID` (else after `after`, else from the oldest kept), then live ones: `id: <cursor>`, `event: <type>` (`dev.navstate.<type>` with `format=cloudevents`), `data: <item JSON>`, and a `: heartbeat` comment every 15 s. A reader slower than the writers is sent more as it reads, never dropped; one that falls behind what the feed keeps is ended (its next request is 410 `cursor_expired`). With `--postgres` any node serves the whole cluster's feed, `Last-Event-ID` resumes on any node, and `node` is ignored; new items arrive within about 0.1 s, and while PostgreSQL does not answer the stream waits, its heartbeats going on.
     ///
     /// - Remark: HTTP `GET /v1/feed/stream`.
     /// - Remark: Generated from `#/paths//v1/feed/stream/get(streamFeed)`.
@@ -12602,7 +12653,7 @@ internal enum Operations {
         internal struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/v1/feed/stream/GET/query`.
             internal struct Query: Sendable, Hashable {
-                /// A cursor (an item's `id`, or a page's `next`): start after it. Without it, the oldest item kept comes first.
+                /// A cursor (an item's `id`, or a page's `next`): start after it. Without it, the oldest item kept comes first. Opaque. On a server started with `--node NAME` and without `--postgres`, it begins with the name and a dot, and only that node takes it; with `--postgres`, every node of the cluster takes it.
                 ///
                 /// - Remark: Generated from `#/paths/v1/feed/stream/GET/query/after`.
                 internal var after: Components.Parameters.FeedAfter?
@@ -12625,7 +12676,7 @@ internal enum Operations {
                 /// Creates a new `Query`.
                 ///
                 /// - Parameters:
-                ///   - after: A cursor (an item's `id`, or a page's `next`): start after it. Without it, the oldest item kept comes first.
+                ///   - after: A cursor (an item's `id`, or a page's `next`): start after it. Without it, the oldest item kept comes first. Opaque. On a server started with `--node NAME` and without `--postgres`, it begins with the name and a dot, and only that node takes it; with `--postgres`, every node of the cluster takes it.
                 ///   - types: Only items of these types, separated by commas (e.g. `screen.viewed,session.ended`).
                 ///   - session: Only the items of this session.
                 ///   - format: Each item as a CloudEvents 1.0 JSON object.
@@ -12728,7 +12779,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// A cursor this server never issued (invalid_cursor), or a query that is wrong (invalid_query: limit, types, session or format).
+            /// A cursor this server never issued (invalid_cursor; with `--postgres`, one this cluster's feed never issued), or a query that is wrong (invalid_query: limit, types, session or format).
             ///
             /// - Remark: Generated from `#/paths//v1/feed/stream/get(streamFeed)/responses/400`.
             ///
@@ -12899,7 +12950,7 @@ internal enum Operations {
                     self.body = body
                 }
             }
-            /// The memory budget has no room for another stream. Code: memory_exhausted.
+            /// The memory budget has no room for another stream (memory_exhausted); or, with --postgres, PostgreSQL did not answer the cursor's check within --postgres-timeout (store_unavailable, Retry-After 1). Codes: memory_exhausted, store_unavailable.
             ///
             /// - Remark: Generated from `#/paths//v1/feed/stream/get(streamFeed)/responses/503`.
             ///
@@ -12961,7 +13012,7 @@ internal enum Operations {
     }
     /// A funnel over the feed's kept screen views (backend only)
     ///
-    /// Counts the sessions on `graph` that viewed `steps[0]` and then each later step in order within `withinSeconds` of their first step (default 1800), over the `screen.viewed` items the feed keeps between `since` and `until`. For each step: how many sessions reached it and the median seconds from the step before (null for the first). `exits` lists, for sessions that reached a step but not the next, the screen they viewed next instead (`to` null when they viewed nothing else), most sessions first, at most 10 per step.
+    /// Counts the sessions on `graph` that viewed `steps[0]` and then each later step in order within `withinSeconds` of their first step (default 1800), over the `screen.viewed` items the feed keeps between `since` and `until`. For each step: how many sessions reached it and the median seconds from the step before (null for the first). `exits` lists, for sessions that reached a step but not the next, the screen they viewed next instead (`to` null when they viewed nothing else), most sessions first, at most 10 per step. In a cluster without `--postgres` it counts the feed of the node asked (`node=NAME`); with `--postgres` it counts the whole cluster's feed on any node, and `node` is ignored.
     ///
     /// - Remark: HTTP `POST /v1/analytics/funnel`.
     /// - Remark: Generated from `#/paths//v1/analytics/funnel/post(funnel)`.
@@ -13166,6 +13217,57 @@ internal enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            internal struct ServiceUnavailable: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/analytics/funnel/POST/responses/503/content`.
+                internal enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/analytics/funnel/POST/responses/503/content/application\/problem+json`.
+                    case applicationProblemJson(Components.Schemas.Problem)
+                    /// The associated value of the enum case if `self` is `.applicationProblemJson`.
+                    ///
+                    /// - Throws: An error if `self` is not `.applicationProblemJson`.
+                    /// - SeeAlso: `.applicationProblemJson`.
+                    internal var applicationProblemJson: Components.Schemas.Problem {
+                        get throws {
+                            switch self {
+                            case let .applicationProblemJson(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                internal var body: Operations.Funnel.Output.ServiceUnavailable.Body
+                /// Creates a new `ServiceUnavailable`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                internal init(body: Operations.Funnel.Output.ServiceUnavailable.Body) {
+                    self.body = body
+                }
+            }
+            /// With --postgres, PostgreSQL did not answer the feed's read within --postgres-timeout. Code: store_unavailable (Retry-After 1).
+            ///
+            /// - Remark: Generated from `#/paths//v1/analytics/funnel/post(funnel)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Operations.Funnel.Output.ServiceUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Operations.Funnel.Output.ServiceUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
                             response: self
                         )
                     }
