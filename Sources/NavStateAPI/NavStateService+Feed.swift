@@ -14,12 +14,14 @@ extension NavStateService {
     var cursor: String?
     var types: Set<FeedKind>?
     var session: SessionID?
+    /// The node name the `session` id begins with (read by a shared feed).
+    var sessionSlot: String?
     var cloudEvents: Bool
     var source: String
     /// The node's prefix of session ids (`east-1.`), or empty.
     var idPrefix: String
 
-    var filter: FeedFilter { FeedFilter(kinds: types, session: session) }
+    var filter: FeedFilter { FeedFilter(kinds: types, session: session, slot: sessionSlot) }
 
     func matches(_ item: FeedItem) -> Bool { filter.matches(item) }
   }
@@ -151,7 +153,9 @@ extension NavStateService {
       types = kinds
     }
     var session: SessionID?
+    var sessionSlot: String?
     if let id = request.queryItem("session") {
+      sessionSlot = id.lastIndex(of: ".").map { String(id[..<$0]) }
       var id = id
       // A shared feed holds every node's sessions: an id of any of them.
       guard
@@ -177,7 +181,8 @@ extension NavStateService {
     let host =
       store.configuration.node?.name ?? request.headers["host"].map { String(Substring($0)) }
     return FeedQuery(
-      after: after, cursor: text, types: types, session: session, cloudEvents: cloudEvents,
+      after: after, cursor: text, types: types, session: session, sessionSlot: sessionSlot,
+      cloudEvents: cloudEvents,
       source: "navstate://" + (host ?? "localhost"),
       idPrefix: store.configuration.node?.prefix ?? "")
   }

@@ -32,8 +32,13 @@ struct FeedCursorText: Sendable {
 
   /// The place `text` names, or nil for a form this feed never issued.
   func place(_ text: String) -> FeedPlace? {
+    guard text.utf8.count <= 64 else { return nil }
     let parts = text.utf8.split(separator: UInt8(ascii: "-"), omittingEmptySubsequences: false)
-    guard text.utf8.count <= 64, parts.count == 3, parts[0].count == 8,
+    guard parts.count == 3, parts[0].count == 8,
+      parts[0].allSatisfy({
+        UInt8(ascii: "0") <= $0 && $0 <= UInt8(ascii: "9")
+          || UInt8(ascii: "a") <= $0 && $0 <= UInt8(ascii: "f")
+      }),
       let epoch = UInt32(Substring(parts[0]), radix: 16), epoch == self.epoch,
       let tx = Self.digits(parts[1]).flatMap({ UInt64($0) }),
       let id = Self.digits(parts[2]).flatMap({ Int64($0) })

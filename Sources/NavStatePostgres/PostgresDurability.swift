@@ -83,9 +83,10 @@ public final class PostgresDurability: SessionDurability, SessionLoader {
     var feed: PostgresFeed?
     if store.feed.isOn {
       do throws(PostgresError) {
+        // Connections of its own: feed readers never hold the commits' ones.
         feed = PostgresFeed(
-          database: database, retention: store.feed.retention,
-          epoch: try PostgresFeed.epoch(in: database))
+          database: Database(url: settings.url, timeout: settings.timeout),
+          retention: store.feed.retention, epoch: try PostgresFeed.epoch(in: database))
       } catch {
         throw DurabilityFailure(.cannotOpen, "cannot read the feed's state in \(source): \(error)")
       }
@@ -135,6 +136,7 @@ public final class PostgresDurability: SessionDurability, SessionLoader {
     attached.withLock { $0 = nil }
     leases.releaseAll()
     database.close()
+    feed.withLock { $0 }?.database.close()
     return []
   }
 

@@ -65,13 +65,13 @@ final class PostgresFeed: SharedFeed {
       SELECT trimmed_tx, trimmed_id, pg_snapshot_xmin(pg_current_snapshot()) AS frontier
       FROM navstate_feed_state LIMIT 1
     ), scanned AS (
-      SELECT f.tx, f.id, f.kind, f.session FROM navstate_feed AS f, state AS s
+      SELECT f.tx, f.id, f.kind, f.session, f.slot FROM navstate_feed AS f, state AS s
       WHERE (f.tx, f.id) > ($1::text::xid8, $2::int8) AND f.tx < s.frontier
       ORDER BY f.tx, f.id LIMIT $3
     ), matched AS (
       SELECT tx, id FROM scanned
       WHERE (cardinality($4::int8[]) = 0 OR kind = ANY($4::int8[]))
-        AND (length($5::bytea) = 0 OR session = $5::bytea)
+        AND (length($5::bytea) = 0 OR (session = $5::bytea AND slot = $7))
       ORDER BY tx, id LIMIT $6
     )
     SELECT 's', s.trimmed_tx::text, s.trimmed_id, s.frontier::text,
@@ -85,13 +85,36 @@ final class PostgresFeed: SharedFeed {
     FROM matched AS m JOIN navstate_feed AS f ON f.tx = m.tx AND f.id = m.id
     """
 
+  typealias Entry = (place: FeedPlace, slot: String, item: FeedItem)
+
   /// What one read found: the items, where it stopped, and the feed's bounds in its snapshot.
   private struct Read {
-    var entries: [(place: FeedPlace, slot: String, item: FeedItem)] = []
+    var entries: [Entry] = []
+    /// Rows the filter picked, and the last of them: counted even when one does not read back,
+    /// so that a page of `limit` rows goes on after its last row, not past the rows after it.
+    var matched = 0
+    var lastMatched: FeedPlace?
     var lastScanned: FeedPlace?
     var scanned = 0
     var trimmed = FeedPlace.start
     var frontier: UInt64 = 0
+  }
+
+  /// Reads on request threads at a time (pages, stream starts, funnels); more are refused (503)
+  /// rather than queued, so that backend readers cannot take the database's connections from the
+  /// commits (they have a pool of their own, of at most this many plus the streams' one).
+  static let maxReaders = 4
+  private let readers = Atomic<Int>(0)
+
+  private func reading<T>(_ body: () throws(SharedFeedRefusal) -> T) throws(SharedFeedRefusal)
+    -> T
+  {
+    guard readers.wrappingAdd(1, ordering: .acquiring).newValue <= Self.maxReaders else {
+      readers.wrappingAdd(-1, ordering: .releasing)
+      throw .unavailable
+    }
+    defer { readers.wrappingAdd(-1, ordering: .releasing) }
+    return try body()
   }
 
   private func read(after place: FeedPlace, limit: Int, scanLimit: Int, filter: FeedFilter)
@@ -105,6 +128,7 @@ final class PostgresFeed: SharedFeed {
           .text(String(place.tx)), .int64(place.id), .int64(Int64(scanLimit)),
           .int64Array(filter.kinds.map { $0.map { Int64($0.rawValue) } } ?? []),
           .bytes(filter.session.map(PostgresStorage.key) ?? []), .int64(Int64(limit)),
+          .text(filter.slot ?? ""),
         ], prepare: true)
     } catch {
       throw .unavailable
@@ -122,6 +146,8 @@ final class PostgresFeed: SharedFeed {
       case "l":
         read.lastScanned = here
       default:
+        read.matched += 1
+        read.lastMatched = max(read.lastMatched ?? here, here)
         guard let slot = rows.text(row, 3), let bytes = rows.bytes(row, 5) else { continue }
         var reader = ByteReader(bytes, at: 0)
         // An item this server cannot read (a damaged row) is passed over, not a failed page.
@@ -133,55 +159,63 @@ final class PostgresFeed: SharedFeed {
     return read
   }
 
-  /// `cursor` read and checked against the feed's bounds (nil: the oldest kept place).
-  private func place(of cursor: String?, trimmed: FeedPlace, frontier: UInt64)
+  /// Up to `limit` items after `place` that `filter` picks, and the place to go on from: after
+  /// the last of them when there were `limit`, else after the last item looked at (never past
+  /// an item not seen, not even to the frontier: after a crash or a failover PostgreSQL may hand
+  /// out transaction ids again from below a frontier it had reported, and items would then come
+  /// before such a place).
+  private func entries(after place: FeedPlace?, limit: Int, filter: FeedFilter)
+    throws(SharedFeedRefusal) -> (entries: [Entry], next: FeedPlace, from: FeedPlace)
+  {
+    let filtered = filter.kinds != nil || filter.session != nil
+    let scanLimit = filtered ? Self.scanLimit : limit
+    let read = try read(after: place ?? .start, limit: limit, scanLimit: scanLimit, filter: filter)
+    let from = try checked(place, trimmed: read.trimmed, frontier: read.frontier)
+    let next: FeedPlace
+    if read.matched >= limit, let last = read.lastMatched {
+      next = last
+    } else {
+      // Fewer than `limit` picked: every item looked at is passed (all of them when the scan
+      // ended before its limit).
+      next = read.lastScanned ?? from
+    }
+    return (read.entries, max(from, next), from)
+  }
+
+  /// `place` checked against the feed's bounds in a read's snapshot (nil: the oldest kept).
+  private func checked(_ place: FeedPlace?, trimmed: FeedPlace, frontier: UInt64)
     throws(SharedFeedRefusal) -> FeedPlace
   {
-    guard let cursor else { return trimmed }
-    guard let place = cursors.place(cursor), place.tx < max(frontier, 1) else {
-      throw .invalidCursor
-    }
+    guard let place else { return trimmed }
+    guard place.tx < max(frontier, 1) else { throw .invalidCursor }
     guard place >= trimmed else { throw .expired(oldest: cursors.string(trimmed)) }
+    return place
+  }
+
+  private func place(_ cursor: String?) throws(SharedFeedRefusal) -> FeedPlace? {
+    guard let cursor else { return nil }
+    guard let place = cursors.place(cursor) else { throw .invalidCursor }
     return place
   }
 
   func page(after cursor: String?, limit: Int, filter: FeedFilter) throws(SharedFeedRefusal)
     -> SharedFeedPage
   {
-    // A cursor is read before the bounds are known: checked against the ones this read saw.
-    var requested: FeedPlace?
-    if let cursor {
-      guard let place = cursors.place(cursor) else { throw .invalidCursor }
-      requested = place
+    try reading { () throws(SharedFeedRefusal) in
+      let page = try entries(after: try place(cursor), limit: limit, filter: filter)
+      return SharedFeedPage(
+        entries: page.entries.map {
+          SharedFeedEntry(cursor: cursors.string($0.place), idPrefix: $0.slot + ".", item: $0.item)
+        }, next: cursors.string(page.next))
     }
-    let filtered = filter.kinds != nil || filter.session != nil
-    let read = try read(
-      after: requested ?? .start, limit: limit,
-      scanLimit: filtered ? Self.scanLimit : limit, filter: filter)
-    let from = try place(of: cursor, trimmed: read.trimmed, frontier: read.frontier)
-    var entries = read.entries
-    if requested == nil {
-      // From the oldest kept: the read started before it, at the very start.
-      entries.removeAll { $0.place <= from }
-    }
-    let next: FeedPlace
-    if entries.count >= limit, let last = entries.last {
-      next = last.place
-    } else if read.scanned >= (filtered ? Self.scanLimit : limit), let last = read.lastScanned {
-      next = last
-    } else {
-      next = max(from, .before(frontier: read.frontier))
-    }
-    return SharedFeedPage(
-      entries: entries.prefix(limit).map {
-        SharedFeedEntry(cursor: cursors.string($0.place), idPrefix: $0.slot + ".", item: $0.item)
-      }, next: cursors.string(next))
   }
 
   func start(after cursor: String?) throws(SharedFeedRefusal) -> String {
-    let read = try read(
-      after: .start, limit: 0, scanLimit: 0, filter: FeedFilter(kinds: nil, session: nil))
-    return cursors.string(try place(of: cursor, trimmed: read.trimmed, frontier: read.frontier))
+    try reading { () throws(SharedFeedRefusal) in
+      let page = try entries(
+        after: try place(cursor), limit: 0, filter: FeedFilter(kinds: nil, session: nil))
+      return cursors.string(page.from)
+    }
   }
 
   // MARK: Streams
@@ -203,26 +237,40 @@ final class PostgresFeed: SharedFeed {
   /// not answer, streams wait (their heartbeats go on).
   func pump(maxUnsentBytes: Int = 512 * 1024) {
     for (id, follower) in followers.withLock({ $0 }) {
-      guard follower.sink.unsentBytes < maxUnsentBytes else { continue }
-      let page: SharedFeedPage
+      let room = maxUnsentBytes - follower.sink.unsentBytes
+      guard room > 0 else { continue }
+      let page: (entries: [Entry], next: FeedPlace, from: FeedPlace)
       do {
-        page = try self.page(
-          after: cursors.string(follower.place), limit: 1000, filter: follower.filter)
+        page = try entries(after: follower.place, limit: 1000, filter: follower.filter)
       } catch {
         if case .unavailable = error { return }
+        // Behind what is kept (or a place PostgreSQL no longer knows): the stream ends, and
+        // its client's reconnection is answered with where to go on from.
         _ = followers.withLock { $0.removeValue(forKey: id) }
         follower.sink.finish()
         continue
       }
       var bytes: [UInt8] = []
-      for entry in page.entries { bytes += follower.render(entry) }
+      // After the last item written when the room runs out (the rest at the next pump), else
+      // where the page goes on from.
+      var place = page.next
+      var written: FeedPlace?
+      for entry in page.entries {
+        let frame = follower.render(
+          SharedFeedEntry(
+            cursor: cursors.string(entry.place), idPrefix: entry.slot + ".", item: entry.item))
+        if let written, bytes.count + frame.count > room {
+          place = written
+          break
+        }
+        bytes += frame
+        written = entry.place
+      }
       if !bytes.isEmpty, !follower.sink.write(bytes) {
         _ = followers.withLock { $0.removeValue(forKey: id) }
         continue
       }
-      if let next = cursors.place(page.next) {
-        followers.withLock { $0[id]?.place = next }
-      }
+      followers.withLock { $0[id]?.place = place }
     }
   }
 
@@ -236,6 +284,10 @@ final class PostgresFeed: SharedFeed {
     """
 
   func forEachView(_ body: (FeedItem) -> Void) throws(SharedFeedRefusal) {
+    try reading { () throws(SharedFeedRefusal) in try views(body) }
+  }
+
+  private func views(_ body: (FeedItem) -> Void) throws(SharedFeedRefusal) {
     var place = FeedPlace.start
     while true {
       let rows: PostgresRows

@@ -51,6 +51,43 @@ struct PostgresFeedTests {
 
   struct FeedReadFailure: Error { var answer: String }
 
+  /// A cursor's place (`<epoch>-<tx>-<id>`), comparable.
+  static func place(_ cursor: String) -> [UInt64]? {
+    let parts = cursor.split(separator: "-").dropFirst().compactMap { UInt64($0) }
+    return parts.count == 2 ? parts : nil
+  }
+
+  /// A transaction held open in psql, holding what it wrote out of sight until ``commit()``.
+  final class OpenTransaction {
+    let process = Process()
+    let input = Pipe()
+
+    init(_ database: PostgresServer, _ sql: String) throws {
+      let bin = try #require(PostgresServer.binaries)
+      process.executableURL = URL(fileURLWithPath: bin + "/psql")
+      process.arguments = ["-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", database.url]
+      process.standardInput = input
+      process.standardOutput = FileHandle.nullDevice
+      try ChildProcesses.run(process, killAfter: 60)
+      input.fileHandleForWriting.write(Data("BEGIN;\n\(sql);\n".utf8))
+      // Until PostgreSQL has it running, with a transaction id.
+      for _ in 0..<100 {
+        let open = try database.query(
+          "SELECT count(*) FROM pg_stat_activity WHERE state = 'idle in transaction' AND backend_xid IS NOT NULL"
+        )
+        if open == "1" { return }
+        usleep(50_000)
+      }
+      throw FeedReadFailure(answer: "the open transaction never started")
+    }
+
+    func commit() {
+      input.fileHandleForWriting.write(Data("COMMIT;\n".utf8))
+      try? input.fileHandleForWriting.close()
+      process.waitUntilExit()
+    }
+  }
+
   /// For each session among `items`: its `screen.viewed` items form one chain (each names the
   /// one before it as `previous`), so none is missing, doubled or out of order; returns how
   /// many each has.
@@ -157,7 +194,11 @@ struct PostgresFeedTests {
     // PostgreSQL paused: the feed is 503 store_unavailable, and answers again once it is back.
     database.pause()
     let paused = try server.client.json("GET", "/v1/feed?after=\(oldest)", token: Self.key)
+    let pausedFunnel = try server.client.json(
+      "POST", "/v1/analytics/funnel", token: Self.key,
+      body: ["graph": "demo", "steps": ["master", "detail"]])
     database.resume()
+    #expect(pausedFunnel.status == 503 && pausedFunnel.json["code"] == "store_unavailable")
     #expect(paused.status == 503 && paused.json["code"] == "store_unavailable", "\(paused.text)")
     #expect(paused.header("Retry-After") == "1")
     var back = 0
@@ -168,6 +209,39 @@ struct PostgresFeedTests {
     }
     #expect(back == 200)
     _ = server.stop()
+  }
+
+  @Test("a transaction still open holds readers back: no item passes one that shows up later")
+  func frontier() throws {
+    let database = try PostgresServer()
+    defer { database.stop() }
+    let keys = try Self.keyFile()
+    defer { try? FileManager.default.removeItem(atPath: keys.folder) }
+    let server = try ServerProcess([
+      "--postgres", database.url, "--node", "n1", "--backend-key-file", keys.file,
+    ])
+    defer { _ = server.stop() }
+    let session = try TestSession(server.client)
+    let start = try #require(try Self.read([server.client]).next)
+    // A copy of the first item, written by a transaction that stays open; then a change,
+    // committed by a later transaction.
+    let open = try OpenTransaction(
+      database,
+      "INSERT INTO navstate_feed (slot, session, kind, item) SELECT slot, session, kind, item FROM navstate_feed ORDER BY tx, id LIMIT 1"
+    )
+    _ = try session.call("push", ["route": "detail", "params": ["id": 1]])
+    let held = try server.client.json("GET", "/v1/feed?after=\(start)", token: Self.key)
+    #expect(held.status == 200)
+    #expect(held.json["events"]?.arrayValue?.isEmpty == true, "\(held.text)")
+    let heldNext = try #require(held.json["next"]?.stringValue)
+    open.commit()
+    // Going on from where the held page said: the open transaction's item first, then the
+    // change's, none passed over.
+    let after = try Self.read([server.client], after: heldNext).items
+    let seen = (held.json["events"]?.arrayValue ?? []) + after
+    let types = seen.compactMap { $0["type"]?.stringValue }
+    #expect(types.first == "session.started", "\(types)")
+    #expect(types.dropFirst().contains("screen.viewed"), "\(types)")
   }
 
   @Test("a cluster: any node serves every node's items, cursors go on anywhere and after kill -9")
@@ -216,6 +290,21 @@ struct PostgresFeedTests {
     let streamed = stream.next(timeout: 10)
     #expect(streamed?.type == "screen.viewed")
     #expect(streamed?.data.contains(onN3.id) == true, "\(String(describing: streamed))")
+    // It went on after the cursor it was given, not from the oldest item.
+    let streamedPlace = try #require(streamed?.cursor.flatMap(Self.place))
+    let givenPlace = try #require(Self.place(n2Cursor))
+    #expect(givenPlace.lexicographicallyPrecedes(streamedPlace))
+    // `?node=` names no particular feed: every node serves the whole one. `session=` takes any
+    // node's session.
+    let named = try nodes[0].json("GET", "/v1/feed?node=n2&limit=1000", token: Self.key)
+    let unnamed = try Self.read([nodes[2]]).items
+    #expect(named.status == 200)
+    #expect(named.json["events"]?.arrayValue?.map { $0["id"] } == unnamed.map { $0["id"] })
+    let onlyN3 = try Self.read([nodes[0]], query: "session=\(onN3.id)").items
+    #expect(!onlyN3.isEmpty)
+    #expect(onlyN3.allSatisfy { $0["session"]?.stringValue == onN3.id })
+    let elsewhere = "n1." + (try #require(onN3.id.split(separator: ".").last))
+    #expect(try Self.read([nodes[0]], query: "session=\(elsewhere)").items.isEmpty)
 
     // kill -9 n2 under changes: its sessions change on another node; read from a cursor n2
     // issued before, on any node, every acknowledged change has its item, once, in order.

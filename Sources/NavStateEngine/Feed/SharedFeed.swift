@@ -29,10 +29,14 @@ package protocol SharedFeed: AnyObject, Sendable {
 package struct FeedFilter: Sendable {
   package var kinds: Set<FeedKind>?
   package var session: SessionID?
+  /// The node name `session`'s id begins with, for a shared feed (which holds every node's
+  /// sessions); nil for a node's own feed, whose ids all begin with its name.
+  package var slot: String?
 
-  package init(kinds: Set<FeedKind>?, session: SessionID?) {
+  package init(kinds: Set<FeedKind>?, session: SessionID?, slot: String? = nil) {
     self.kinds = kinds
     self.session = session
+    self.slot = slot
   }
 
   package func matches(_ item: FeedItem) -> Bool {
