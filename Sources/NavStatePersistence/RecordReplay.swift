@@ -133,6 +133,7 @@ package enum RecordReplay {
     return try record.data.withLock { (data) throws(SessionArchive.Damage) -> Bool in
       guard data.navigation.version < version else { return false }
       if let decided { data.settle(decided.key, with: decided.decision) }
+      let activeBefore = data.navigation.activeID
       let events: [NavigationEvent]
       do throws(NavigationError) {
         events = try data.navigation.apply(command)
@@ -146,6 +147,8 @@ package enum RecordReplay {
       for event in events { data.log.append(event) }
       data.updatedAt = Timestamp(milliseconds: Int64(updated))
       data.expiresAt = Timestamp(milliseconds: Int64(expires))
+      // When the coordinator shown now was shown first, for the feed's `durationMs`.
+      if data.navigation.activeID != activeBefore { data.activeSince = data.updatedAt }
       data.history.append(
         SessionHistory.Entry(
           version: version, at: data.updatedAt, by: author, change: .command(command)),
@@ -178,6 +181,7 @@ package enum RecordReplay {
       } catch {
         throw SessionArchive.Damage(reason: "its migration is refused on replay: \(error.detail)")
       }
+      let activeBefore = data.navigation.activeID
       data.navigation = migrated.0
       guard data.navigation.version == version else {
         throw SessionArchive.Damage(
@@ -186,6 +190,7 @@ package enum RecordReplay {
       for event in migrated.1 { data.log.append(event) }
       data.updatedAt = Timestamp(milliseconds: Int64(updated))
       data.expiresAt = Timestamp(milliseconds: Int64(expires))
+      if data.navigation.activeID != activeBefore { data.activeSince = data.updatedAt }
       data.history.append(
         SessionHistory.Entry(
           version: version, at: data.updatedAt, by: .server,

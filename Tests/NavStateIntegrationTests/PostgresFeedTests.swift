@@ -244,6 +244,37 @@ struct PostgresFeedTests {
     #expect(types.dropFirst().contains("screen.viewed"), "\(types)")
   }
 
+  @Test("after a reload, screen.left's durationMs counts from when the screen was shown")
+  func durationAcrossAReload() throws {
+    let database = try PostgresServer()
+    defer { database.stop() }
+    let keys = try Self.keyFile()
+    defer { try? FileManager.default.removeItem(atPath: keys.folder) }
+    let options = [
+      "--postgres", database.url, "--node", "n1", "--lease-seconds", "1",
+      "--backend-key-file", keys.file,
+    ]
+    var server = try ServerProcess(options)
+    let session = try TestSession(server.client)
+    // Long enough after the creation that a duration counted from it would show.
+    sleep(3)
+    _ = try session.call("push", ["route": "detail", "params": ["id": 1]])
+    let pushed = Date()
+    kill(server.process.processIdentifier, SIGKILL)
+    server.process.waitUntilExit()
+    server = try ServerProcess(options)
+    defer { _ = server.stop() }
+    let again = TestSession(client: server.client, id: session.id, token: session.token)
+    _ = try PostgresStoreTests.waitServed(server.client, again, within: 15)
+    _ = try again.call("pop", [:])
+    let shown = Date().timeIntervalSince(pushed) * 1000
+    let left = try Self.read([server.client], query: "types=screen.left").items.last
+    let duration = try #require(left?["durationMs"]?.intValue)
+    #expect(left?["screen"] == "detail")
+    #expect(Double(duration) <= shown + 500, "\(duration) ms, shown for \(shown) ms")
+    #expect(Double(duration) >= shown - 1500, "\(duration) ms, shown for \(shown) ms")
+  }
+
   @Test("a cluster: any node serves every node's items, cursors go on anywhere and after kill -9")
   func cluster() throws {
     let database = try PostgresServer()
