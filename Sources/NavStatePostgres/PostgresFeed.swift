@@ -23,18 +23,18 @@ import Synchronization
 final class PostgresFeed: SharedFeed {
   let database: Database
   let retention: Int
-  private let cursors: FeedCursorText
+  let cursors: FeedCursorText
   /// Items this node wrote since its last trim, and when that was (monotonic seconds).
-  private let writtenSinceTrim = Atomic<Int>(0)
-  private let lastTrim = Mutex<Double>(MonotonicClock.now())
-  private let followers = Mutex<[Int: Follower]>([:])
-  private let lastFollower = Atomic<Int>(0)
+  let writtenSinceTrim = Atomic<Int>(0)
+  let lastTrim = Mutex<Double>(MonotonicClock.now())
+  let followers = Mutex<[Int: Follower]>([:])
+  let lastFollower = Atomic<Int>(0)
   /// A filtered read scans at most this many items; its `next` then says where it stopped.
   static let scanLimit = 100_000
   /// How often the streams are sent what is new (``pump()``).
   static let pumpInterval = 0.1
 
-  private struct Follower: Sendable {
+  struct Follower: Sendable {
     var sink: any FeedSink
     var place: FeedPlace
     var filter: FeedFilter
@@ -106,7 +106,7 @@ final class PostgresFeed: SharedFeed {
   static let maxReaders = 4
   private let readers = Atomic<Int>(0)
 
-  private func reading<T>(_ body: () throws(SharedFeedRefusal) -> T) throws(SharedFeedRefusal)
+  func reading<T>(_ body: () throws(SharedFeedRefusal) -> T) throws(SharedFeedRefusal)
     -> T
   {
     guard readers.wrappingAdd(1, ordering: .acquiring).newValue <= Self.maxReaders else {
@@ -164,7 +164,7 @@ final class PostgresFeed: SharedFeed {
   /// an item not seen, not even to the frontier: after a crash or a failover PostgreSQL may hand
   /// out transaction ids again from below a frontier it had reported, and items would then come
   /// before such a place).
-  private func entries(after place: FeedPlace?, limit: Int, filter: FeedFilter)
+  func entries(after place: FeedPlace?, limit: Int, filter: FeedFilter)
     throws(SharedFeedRefusal) -> (entries: [Entry], next: FeedPlace, from: FeedPlace)
   {
     let filtered = filter.kinds != nil || filter.session != nil
@@ -215,136 +215,6 @@ final class PostgresFeed: SharedFeed {
       let page = try entries(
         after: try place(cursor), limit: 0, filter: FeedFilter(kinds: nil, session: nil))
       return cursors.string(page.from)
-    }
-  }
-
-  // MARK: Streams
-
-  func follow(
-    after cursor: String, filter: FeedFilter, sink: any FeedSink,
-    render: @escaping @Sendable (SharedFeedEntry) -> [UInt8]
-  ) -> @Sendable () -> Void {
-    let place = cursors.place(cursor) ?? .start
-    let id = lastFollower.wrappingAdd(1, ordering: .relaxed).newValue
-    followers.withLock {
-      $0[id] = Follower(sink: sink, place: place, filter: filter, render: render)
-    }
-    return { [self] in _ = followers.withLock { $0.removeValue(forKey: id) } }
-  }
-
-  /// Sends every stream what is new, as much as it has room for (the feed duty, every
-  /// ``pumpInterval``). A stream that fell behind what is kept ends; while the database does
-  /// not answer, streams wait (their heartbeats go on).
-  func pump(maxUnsentBytes: Int = 512 * 1024) {
-    for (id, follower) in followers.withLock({ $0 }) {
-      let room = maxUnsentBytes - follower.sink.unsentBytes
-      guard room > 0 else { continue }
-      let page: (entries: [Entry], next: FeedPlace, from: FeedPlace)
-      do {
-        page = try entries(after: follower.place, limit: 1000, filter: follower.filter)
-      } catch {
-        if case .unavailable = error { return }
-        // Behind what is kept (or a place PostgreSQL no longer knows): the stream ends, and
-        // its client's reconnection is answered with where to go on from.
-        _ = followers.withLock { $0.removeValue(forKey: id) }
-        follower.sink.finish()
-        continue
-      }
-      var bytes: [UInt8] = []
-      // After the last item written when the room runs out (the rest at the next pump), else
-      // where the page goes on from.
-      var place = page.next
-      var written: FeedPlace?
-      for entry in page.entries {
-        let frame = follower.render(
-          SharedFeedEntry(
-            cursor: cursors.string(entry.place), idPrefix: entry.slot + ".", item: entry.item))
-        if let written, bytes.count + frame.count > room {
-          place = written
-          break
-        }
-        bytes += frame
-        written = entry.place
-      }
-      if !bytes.isEmpty, !follower.sink.write(bytes) {
-        _ = followers.withLock { $0.removeValue(forKey: id) }
-        continue
-      }
-      followers.withLock { $0[id]?.place = place }
-    }
-  }
-
-  // MARK: Funnels
-
-  static let viewsStatement = """
-    SELECT tx::text, id, item FROM navstate_feed
-    WHERE kind = $3 AND (tx, id) > ($1::text::xid8, $2::int8)
-      AND tx < pg_snapshot_xmin(pg_current_snapshot())
-    ORDER BY tx, id LIMIT 10000
-    """
-
-  func forEachView(_ body: (FeedItem) -> Void) throws(SharedFeedRefusal) {
-    try reading { () throws(SharedFeedRefusal) in try views(body) }
-  }
-
-  private func views(_ body: (FeedItem) -> Void) throws(SharedFeedRefusal) {
-    var place = FeedPlace.start
-    while true {
-      let rows: PostgresRows
-      do {
-        rows = try database.query(
-          Self.viewsStatement,
-          [
-            .text(String(place.tx)), .int64(place.id),
-            .int64(Int64(FeedKind.screenViewed.rawValue)),
-          ],
-          timeout: max(database.timeout, 30))
-      } catch {
-        throw .unavailable
-      }
-      for row in 0..<rows.count {
-        guard let tx = rows.text(row, 0).flatMap({ UInt64($0) }), let id = rows.integer(row, 1)
-        else { continue }
-        place = FeedPlace(tx: tx, id: id)
-        guard let bytes = rows.bytes(row, 2) else { continue }
-        var reader = ByteReader(bytes, at: 0)
-        if let item = FeedItem.readUnnumbered(from: &reader, sequence: 0) { body(item) }
-      }
-      if rows.count < 10000 { return }
-    }
-  }
-
-  // MARK: Retention
-
-  static let trimStatement = """
-    WITH cut AS (
-      SELECT tx, id FROM navstate_feed
-      WHERE tx < pg_snapshot_xmin(pg_current_snapshot())
-      ORDER BY tx DESC, id DESC OFFSET $1 LIMIT 1
-    ), moved AS (
-      UPDATE navstate_feed_state AS s SET trimmed_tx = cut.tx, trimmed_id = cut.id FROM cut
-      WHERE (s.trimmed_tx, s.trimmed_id) < (cut.tx, cut.id)
-      RETURNING cut.tx, cut.id
-    )
-    DELETE FROM navstate_feed AS f USING moved WHERE (f.tx, f.id) <= (moved.tx, moved.id)
-    """
-
-  /// Deletes all but the newest `retention` items once this node wrote a quarter of
-  /// `retention` since its last trim, or a minute passed with any written: the feed holds
-  /// `retention` items after a trim, and a few quarters more (one per busy node) before the
-  /// next. Counting the table instead would cost a scan of it every time.
-  func trimIfDue() {
-    let written = writtenSinceTrim.load(ordering: .relaxed)
-    let now = MonotonicClock.now()
-    guard written >= max(1, retention / 4) || (written > 0 && now - lastTrim.withLock { $0 } >= 60)
-    else { return }
-    do {
-      try database.query(
-        Self.trimStatement, [.int64(Int64(retention))], timeout: max(database.timeout, 30))
-      writtenSinceTrim.wrappingAdd(-written, ordering: .relaxed)
-      lastTrim.withLock { $0 = now }
-    } catch {
-      // Tried again at the next upkeep.
     }
   }
 }
