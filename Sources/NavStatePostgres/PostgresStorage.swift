@@ -29,6 +29,8 @@ final class PostgresStorage: SessionStorage {
     var payload: [UInt8]
     /// The backend feed's items the record made: written to `navstate_feed` with it.
     var feed: [FeedItem]
+    /// The session's end: its rows are deleted, not counted towards a snapshot.
+    var ends = false
   }
 
   let database: Database
@@ -91,7 +93,7 @@ final class PostgresStorage: SessionStorage {
     guard let epoch = leases.servingEpoch(slot), !isDoubtful(slot) else { return .refused }
     let pending = Pending(
       slot: slot, epoch: epoch, session: Self.key(session.key), payload: record.payload,
-      feed: feed)
+      feed: feed, ends: ended)
     let ticket = groups.enqueue([pending])
     return .pending(
       Confirmation(
@@ -108,11 +110,10 @@ final class PostgresStorage: SessionStorage {
     func wait() -> Bool {
       let kept = storage.groups.wait(for: ticket) { storage.commit($0) }
       guard kept else { return false }
+      // The group's rows were counted by its leader (one lock for the group, not one each).
       if let endedSession {
         storage.endedSessions.withLock { $0.append(endedSession) }
         storage.rowsSinceSnapshot.withLock { _ = $0.removeValue(forKey: key) }
-      } else {
-        storage.rowsSinceSnapshot.withLock { $0[key, default: 0] += 1 }
       }
       return true
     }
@@ -179,6 +180,11 @@ final class PostgresStorage: SessionStorage {
         ], prepare: true)
       guard rows.integer(0, 0) == Int64(batch.count) else { return false }
       feed?.noteWritten(feedItems.count)
+      rowsSinceSnapshot.withLock { counts in
+        for record in batch where !record.ends {
+          if let key = Self.sessionID(record.session) { counts[key, default: 0] += 1 }
+        }
+      }
       return true
     } catch {
       if case .server = error.kind { return false }
