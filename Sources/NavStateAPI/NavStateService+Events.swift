@@ -5,6 +5,14 @@ public import NavStateEngine
 import NavigationCore
 
 extension NavStateService {
+  /// How every Server-Sent Events answer starts: never cached, never buffered by a proxy.
+  static var eventStreamHeaders: HTTPHeaders {
+    HTTPHeaders([
+      ("Content-Type", "text/event-stream"), ("Cache-Control", "no-store"),
+      ("X-Accel-Buffering", "no"),
+    ])
+  }
+
   /// `GET .../events`: the JSON catch-up; when `Accept` prefers `text/event-stream` over JSON,
   /// the stream (for clients written before `GET .../events/stream`, the stream's own
   /// operation).
@@ -68,11 +76,7 @@ extension NavStateService {
         HTTPStream(maxBufferedBytes: maxBufferedBytes, onClose: onClose)
       }
     }
-    return .stream(
-      headers: HTTPHeaders([
-        ("Content-Type", "text/event-stream"), ("Cache-Control", "no-store"),
-        ("X-Accel-Buffering", "no"),
-      ]), stream)
+    return .stream(headers: Self.eventStreamHeaders, stream)
   }
 }
 

@@ -93,11 +93,7 @@ extension NavStateService {
         HTTPStream(maxBufferedBytes: maxBufferedBytes, onClose: onClose)
       }
     }
-    return .stream(
-      headers: HTTPHeaders([
-        ("Content-Type", "text/event-stream"), ("Cache-Control", "no-store"),
-        ("X-Accel-Buffering", "no"),
-      ]), stream)
+    return .stream(headers: Self.eventStreamHeaders, stream)
   }
 
   /// An item as a Server-Sent Events message: `id:` its cursor, `event:` its type.

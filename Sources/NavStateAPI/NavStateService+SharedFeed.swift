@@ -43,11 +43,7 @@ extension NavStateService {
         HTTPStream(maxBufferedBytes: maxBufferedBytes, onClose: onClose)
       }
     }
-    return .stream(
-      headers: HTTPHeaders([
-        ("Content-Type", "text/event-stream"), ("Cache-Control", "no-store"),
-        ("X-Accel-Buffering", "no"),
-      ]), stream)
+    return .stream(headers: Self.eventStreamHeaders, stream)
   }
 
   /// A shared feed's refusal as the problem a client sees.

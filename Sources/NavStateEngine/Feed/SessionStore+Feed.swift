@@ -22,9 +22,10 @@ extension SessionStore {
     if let first = items.first?.sequence { feed.abandon(first, count: items.count) }
   }
 
-  /// The feed's streams are sent what is new: a duty, every 5 ms while the feed is on.
+  /// The feed's streams are sent what is new: a duty, every 5 ms while the feed is on and kept
+  /// here (a shared feed's store runs its own, ``attach(sharedFeed:)``).
   package var feedDuty: Duty? {
-    guard feed.isOn else { return nil }
+    guard feed.isOn, sharedFeed == nil else { return nil }
     return Duty(label: "navstate.feed", interval: 0.005) { [feed] in
       feed.pump()
       return nil
