@@ -150,20 +150,19 @@ extension NavStateService {
     }
     var session: SessionID?
     var sessionSlot: String?
-    if let id = request.queryItem("session") {
-      sessionSlot = id.lastIndex(of: ".").map { String(id[..<$0]) }
-      var id = id
+    if var id = request.queryItem("session") {
       // A shared feed holds every node's sessions: an id of any of them.
-      guard
-        let key = id.withUTF8({
-          store.sharedFeed != nil ? store.slotKey(of: $0)?.0 : store.key(of: $0)
-        })
-      else {
+      let located = id.withUTF8 { id -> (SessionID, NodeName?)? in
+        if store.sharedFeed != nil { return store.slot(of: id).map { ($0.0, $0.1) } }
+        return store.key(of: id).map { ($0, nil) }
+      }
+      guard let (key, slot) = located else {
         throw APIProblem(
           status: 400, code: "invalid_query", title: "Invalid query",
           detail: "'session' must be a session id of this server")
       }
       session = key
+      sessionSlot = slot?.name
     }
     var cloudEvents = false
     if let format = request.queryItem("format") {

@@ -68,7 +68,7 @@ extension PostgresDurability {
       guard existing.integer(0, 0) == 0 else {
         throw PostgresError(.server(""), "slot \(node.name) already has sessions in PostgreSQL")
       }
-      guard case .claimed(let epoch) = try leases.claim(node) else {
+      guard case .claimed(let epoch) = try leases.claim(node).claim else {
         throw PostgresError(.server(""), "a live node holds slot \(node.name): stop it first")
       }
       leases.markReady(node.name)

@@ -5,7 +5,7 @@ import PostgresClient
 import Synchronization
 
 /// `--postgres` as the application sees it (``SessionDurability``), and the engine's
-/// ``SessionLoader``: at start the schema, the graphs and this node's own slot; while it runs the
+/// ``SessionLoader``: at start the schema, the graphs and this node's own slots; while it runs the
 /// lease duty; on demand the slot of another node whose lease ran out; at a stop, every slot
 /// given back.
 public final class PostgresDurability: SessionDurability, SessionLoader {
@@ -98,20 +98,24 @@ public final class PostgresDurability: SessionDurability, SessionLoader {
     store.attach(storage)
     store.attach(loader: self)
     if let feed { store.attach(sharedFeed: feed) }
-    // This node's own slot, unless a live process holds it (this node's previous process,
-    // killed less than a lease ago, or another node that took it over): claimed by the lease
-    // duty once free, and served from then on.
+    // This node's own slot and its shards, unless a live process holds them (this node's
+    // previous process, killed less than a lease ago, or another node that took them over):
+    // claimed by the lease duty once free, and served from then on.
     var warnings: [String] = []
     var sessions = 0
-    do {
-      sessions = try claimAndLoad(node, into: store).sessions
-      if !leases.holds(node.name) {
-        warnings.append(
-          "slot \(node.name) is held by another live process; its sessions are served once it gives the slot back or its lease runs out (\(settings.leaseSeconds) s)"
-        )
+    var takenSlots: [String] = []
+    for slot in leases.homeSlots {
+      do {
+        sessions += try claimAndLoad(slot, into: store).sessions
+        if !leases.holds(slot.name) { takenSlots.append(slot.name) }
+      } catch {
+        throw DurabilityFailure(.cannotOpen, "cannot load slot \(slot.name) from \(source)")
       }
-    } catch {
-      throw DurabilityFailure(.cannotOpen, "cannot load slot \(node.name) from \(source)")
+    }
+    if !takenSlots.isEmpty {
+      warnings.append(
+        "\(takenSlots.count == 1 ? "slot" : "slots") \(takenSlots.joined(separator: ", ")) \(takenSlots.count == 1 ? "is" : "are") held by another live process; served once given back or once the lease runs out (\(settings.leaseSeconds) s)"
+      )
     }
     return RestoreSummary(sessions: sessions, replayed: 0, source: source, warnings: warnings)
   }
@@ -143,7 +147,21 @@ public final class PostgresDurability: SessionDurability, SessionLoader {
   // MARK: SessionLoader
 
   package func holds(_ slot: NodeName) -> Bool {
-    slot === node ? leases.holdsHome() : leases.holds(slot.name)
+    leases.holds(slot)
+  }
+
+  /// A shard of this node that it holds now, drawn at random so that sessions spread over them
+  /// (and a failover over the nodes that take them); if it holds none, one of them anyway, and
+  /// the creation is refused at its commit, as any change of a slot not held is.
+  package func creationSlot() -> NodeName? {
+    let shards = leases.homeSlots.dropFirst()
+    guard !shards.isEmpty else { return nil }
+    let start = Int.random(in: 0..<shards.count)
+    for offset in 0..<shards.count {
+      let slot = shards[shards.startIndex + (start + offset) % shards.count]
+      if leases.holds(slot) { return slot }
+    }
+    return shards[shards.startIndex + start]
   }
 
   package func load(slot: NodeName) throws(EngineRefusal) {
@@ -172,26 +190,43 @@ public final class PostgresDurability: SessionDurability, SessionLoader {
   }
 
   /// Claims `slot` and loads its sessions: what the claim found, and how many were loaded.
-  /// Already held here counts as claimed.
+  /// Already held here counts as claimed. The other slots of a dead holder, taken with it, are
+  /// loaded too, each at its own gate.
   private func claimAndLoad(_ slot: NodeName, into store: SessionStore) throws(PostgresError)
     -> (claim: SlotLeases.Claim, sessions: Int)
   {
-    try gate(slot.name).lock.withLock {
+    var others: [NodeName] = []
+    let result = try gate(slot.name).lock.withLock {
       _ throws(PostgresError) -> (claim: SlotLeases.Claim, sessions: Int) in
       guard !leases.holds(slot.name) else { return (.claimed(epoch: 0), 0) }
-      let claim = try leases.claim(slot)
-      guard case .claimed = claim else { return (claim, 0) }
-      do throws(PostgresError) {
-        let count = try SlotLoad.load(
-          slot, into: store, from: database, settings: settings, rows: countRows)
-        leases.markReady(slot.name)
-        return (claim, count)
-      } catch {
-        // Not served half loaded: given back, and claimed again by the next request.
-        try? leases.release(slot.name)
-        store.evict { $0.node?.name == slot.name }
-        throw error
+      let claimed = try leases.claim(slot)
+      others = claimed.others
+      guard case .claimed = claimed.claim else { return (claimed.claim, 0) }
+      return (claimed.claim, try loadClaimed(slot, into: store))
+    }
+    var sessions = result.sessions
+    for other in others {
+      try? gate(other.name).lock.withLock { _ throws(PostgresError) in
+        sessions += try loadClaimed(other, into: store)
       }
+    }
+    return (result.claim, sessions)
+  }
+
+  /// Loads the sessions of a slot just claimed (at its gate), and serves it; if the load
+  /// fails, gives it back, to be claimed again by the next request: never served half loaded.
+  private func loadClaimed(_ slot: NodeName, into store: SessionStore) throws(PostgresError)
+    -> Int
+  {
+    do throws(PostgresError) {
+      let count = try SlotLoad.load(
+        slot, into: store, from: database, settings: settings, rows: countRows)
+      leases.markReady(slot.name)
+      return count
+    } catch {
+      try? leases.release(slot.name)
+      store.evict { $0.node?.name == slot.name }
+      throw error
     }
   }
 
@@ -205,7 +240,7 @@ public final class PostgresDurability: SessionDurability, SessionLoader {
 
   /// The lease duty: renew every slot, let go of the lost ones, give back the ones their home
   /// node asks for; then, off this thread, read back the slots with a commit in doubt, claim
-  /// this node's own slot if it is not held, delete the rows of ended sessions, write the
+  /// this node's own slots that it does not hold, delete the rows of ended sessions, write the
   /// snapshots that are due and trim the feed.
   private func keepLeases() -> String? {
     guard let store = attached.withLock({ $0 }), let storage = storage.withLock({ $0 })
@@ -248,7 +283,7 @@ public final class PostgresDurability: SessionDurability, SessionLoader {
     // hold the slot's row). The sessions then show what PostgreSQL holds. Meanwhile the slot
     // is not served (requests wait at its gate, changes are refused).
     for slot in storage.doubtfulSlots() {
-      guard let name = NodeName(slot) else {
+      guard let name = NodeName.slot(named: slot) else {
         storage.resolved(slot)
         continue
       }
@@ -265,7 +300,9 @@ public final class PostgresDurability: SessionDurability, SessionLoader {
         leases.markReady(slot)
       }
     }
-    if !leases.holds(node.name) { _ = try? claimAndLoad(node, into: store) }
+    for slot in leases.homeSlots where !leases.holds(slot.name) {
+      _ = try? claimAndLoad(slot, into: store)
+    }
     storage.deleteEnded()
     SessionSnapshots.take(in: store, storage: storage)
     feed.withLock { $0 }?.trimIfDue()

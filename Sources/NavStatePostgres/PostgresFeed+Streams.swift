@@ -44,7 +44,8 @@ extension PostgresFeed {
       for entry in page.entries {
         let frame = follower.render(
           SharedFeedEntry(
-            cursor: cursors.string(entry.place), idPrefix: entry.slot + ".", item: entry.item))
+            cursor: cursors.string(entry.place), idPrefix: NodeName.idPrefix(ofSlot: entry.slot),
+            item: entry.item))
         if let written, bytes.count + frame.count > room {
           place = written
           break

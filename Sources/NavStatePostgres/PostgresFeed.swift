@@ -205,7 +205,9 @@ final class PostgresFeed: SharedFeed {
       let page = try entries(after: try place(cursor), limit: limit, filter: filter)
       return SharedFeedPage(
         entries: page.entries.map {
-          SharedFeedEntry(cursor: cursors.string($0.place), idPrefix: $0.slot + ".", item: $0.item)
+          SharedFeedEntry(
+            cursor: cursors.string($0.place), idPrefix: NodeName.idPrefix(ofSlot: $0.slot),
+            item: $0.item)
         }, next: cursors.string(page.next))
     }
   }

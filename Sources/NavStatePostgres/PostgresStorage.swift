@@ -89,16 +89,16 @@ final class PostgresStorage: SessionStorage {
     _ session: SessionRecord, _ record: consuming Journal.Record, feed: [FeedItem] = [],
     ended: Bool = false
   ) -> StorageReceipt {
-    let slot = session.node?.name ?? leases.home.name
-    guard let epoch = leases.servingEpoch(slot), !isDoubtful(slot) else { return .refused }
+    let slot = session.node ?? leases.home
+    guard let epoch = leases.servingEpoch(slot), !isDoubtful(slot.name) else { return .refused }
     let pending = Pending(
-      slot: slot, epoch: epoch, session: Self.key(session.key), payload: record.payload,
+      slot: slot.name, epoch: epoch, session: Self.key(session.key), payload: record.payload,
       feed: feed, ends: ended)
     let ticket = groups.enqueue([pending])
     return .pending(
       Confirmation(
         storage: self, ticket: ticket, key: session.key,
-        endedSession: ended ? (slot, pending.session) : nil))
+        endedSession: ended ? (slot.name, pending.session) : nil))
   }
 
   private struct Confirmation: StorageConfirmation {

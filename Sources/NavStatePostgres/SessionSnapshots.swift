@@ -53,10 +53,10 @@ enum SessionSnapshots {
   /// One session's snapshot; the rows it replaced, or nil if it was not written.
   private static func snapshot(_ record: SessionRecord, storage: PostgresStorage) -> Int? {
     record.commitGate.withLock { _ -> Int? in
-      let slot = record.node?.name ?? storage.leases.home.name
+      let slot = record.node ?? storage.leases.home
       // Not while the slot is in doubt: its sessions may differ from PostgreSQL until they are
       // read back, and a snapshot would make this node's copy the stored one.
-      guard !storage.isDoubtful(slot), let epoch = storage.leases.servingEpoch(slot),
+      guard !storage.isDoubtful(slot.name), let epoch = storage.leases.servingEpoch(slot),
         let payload = record.data.withLock({ data -> [UInt8]? in
           data.ended ? nil : Journal.session(record, data).payload
         })
@@ -65,7 +65,7 @@ enum SessionSnapshots {
         let rows = try storage.database.query(
           statement,
           [
-            .text(slot), .int64(epoch), .text(storage.leases.owner),
+            .text(slot.name), .int64(epoch), .text(storage.leases.owner),
             .bytes(PostgresStorage.key(record.key)), .bytes(payload),
           ], prepare: true)
         guard rows.integer(0, 0) == 1 else { return nil }

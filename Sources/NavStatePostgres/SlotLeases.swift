@@ -4,7 +4,8 @@ import Synchronization
 
 /// The slots this node holds, and the statements that claim, renew and give them back.
 ///
-/// A slot is the set of sessions a node made (their ids begin with its name). Its row in
+/// A slot is the set of sessions a node made (their ids begin with its name), or a shard (their
+/// ids begin with its character; `--shards`). Its row in
 /// `navstate_slots` names the process that holds it (`owner`: the node's name and an instance
 /// id drawn at start, so a restarted process is a new owner) and the fencing number (`epoch`).
 /// A claim succeeds only once the lease has run out, and raises the epoch; every commit checks,
@@ -25,49 +26,79 @@ final class SlotLeases: Sendable {
     var ready: Bool
   }
 
+  /// Until when a slot is served (a Double's bits; 0: not held or loading), and under which
+  /// epoch, kept with `held` and read without its lock, for the slots every request asks about:
+  /// this node's own and the 64 shards. (Read apart, the two may disagree for an instant; the
+  /// commit's own check in PostgreSQL decides.)
+  final class Served: Sendable {
+    private let until = Atomic<UInt64>(0)
+    private let epoch = Atomic<Int64>(0)
+
+    func publish(_ lease: Held?) {
+      epoch.store(lease?.epoch ?? 0, ordering: .releasing)
+      until.store(lease.map { $0.ready ? $0.validUntil.bitPattern : 0 } ?? 0, ordering: .releasing)
+    }
+
+    func isServed(at now: Double) -> Bool {
+      Double(bitPattern: until.load(ordering: .acquiring)) > now
+    }
+
+    func epoch(at now: Double) -> Int64? {
+      isServed(at: now) ? epoch.load(ordering: .acquiring) : nil
+    }
+  }
+
   let owner: String
   let home: NodeName
+  /// The slots this node claims at start and asks back when another node holds them: its own,
+  /// and its shards (`--shards`).
+  let homeSlots: [NodeName]
+  private let homeNames: Set<String>
   let settings: PostgresSettings
   let database: Database
   private let held = Mutex<[String: Held]>([:])
-  /// Until when the home slot is served (a Double's bits; 0: not held or loading), and under
-  /// which epoch, kept with `held` and read without its lock: every request and every change of
-  /// this node's own sessions asks. (Read apart, the two may disagree for an instant; the
-  /// commit's own check in PostgreSQL decides.)
-  private let homeServedUntil = Atomic<UInt64>(0)
-  private let homeEpoch = Atomic<Int64>(0)
+  private let homeServed = Served()
+  private let shardServed = (0..<NodeName.shardCount).map { _ in Served() }
 
   init(home: NodeName, settings: PostgresSettings, database: Database) {
     self.home = home
     self.settings = settings
     self.database = database
+    homeSlots = [home] + settings.shards.map { NodeName.shard($0) }
+    homeNames = Set(homeSlots.map(\.name))
     var generator = SystemRandomNumberGenerator()
     owner = home.name + "/" + String(generator.next() as UInt64, radix: 16)
   }
 
-  /// Whether this node serves its own slot now: one atomic load and a clock read, on every
-  /// request for one of its sessions.
-  func holdsHome() -> Bool {
-    Double(bitPattern: homeServedUntil.load(ordering: .acquiring)) > MonotonicClock.now()
+  /// Whether `slot` is one this node claims at start and asks back.
+  func isHome(_ slot: String) -> Bool { homeNames.contains(slot) }
+
+  private func served(_ slot: NodeName) -> Served? {
+    if let index = slot.shardIndex { return shardServed[index] }
+    return slot.name == home.name ? homeServed : nil
   }
 
-  /// Whether this node serves `slot` now.
+  /// Whether this node serves `slot` now: for its own slot and the shards, one atomic load and
+  /// a clock read, on every request.
+  func holds(_ slot: NodeName) -> Bool {
+    if let served = served(slot) { return served.isServed(at: MonotonicClock.now()) }
+    return holds(slot.name)
+  }
+
+  /// Whether this node serves the slot named `slot` now.
   func holds(_ slot: String) -> Bool {
     let now = MonotonicClock.now()
-    if slot == home.name {
-      return Double(bitPattern: homeServedUntil.load(ordering: .acquiring)) > now
-    }
     return held.withLock { held in held[slot].map { $0.ready && $0.validUntil > now } ?? false }
   }
 
-  /// Changes `held` under its lock, and publishes the home slot's time.
+  /// Changes `held` under its lock, and publishes the times of the slots read without it.
   private func change<T>(_ body: (inout [String: Held]) -> T) -> T {
     held.withLock { held in
       let result = body(&held)
-      let lease = held[home.name]
-      homeEpoch.store(lease?.epoch ?? 0, ordering: .releasing)
-      homeServedUntil.store(
-        lease.map { $0.ready ? $0.validUntil.bitPattern : 0 } ?? 0, ordering: .releasing)
+      homeServed.publish(held[home.name])
+      for (index, served) in shardServed.enumerated() {
+        served.publish(held[NodeName.shard(index).name])
+      }
       return result
     }
   }
@@ -75,16 +106,11 @@ final class SlotLeases: Sendable {
   /// The epoch `slot` is served under now; nil when it is not served. A record takes it when it
   /// is made, and is committed under it or not at all: a record made before a slot was lost
   /// never commits under the epoch of a later claim.
-  func servingEpoch(_ slot: String) -> Int64? {
+  func servingEpoch(_ slot: NodeName) -> Int64? {
     let now = MonotonicClock.now()
-    if slot == home.name {
-      guard Double(bitPattern: homeServedUntil.load(ordering: .acquiring)) > now else {
-        return nil
-      }
-      return homeEpoch.load(ordering: .acquiring)
-    }
+    if let served = served(slot) { return served.epoch(at: now) }
     return held.withLock { held in
-      held[slot].flatMap { $0.ready && $0.validUntil > now ? $0.epoch : nil }
+      held[slot.name].flatMap { $0.ready && $0.validUntil > now ? $0.epoch : nil }
     }
   }
 
@@ -94,17 +120,30 @@ final class SlotLeases: Sendable {
     case claimed(epoch: Int64)
     /// A live process holds it.
     case heldElsewhere
-    /// No node of that name ever ran: no session can belong to it.
+    /// No node of that name ever ran, or no node is home to the shard: no session can belong
+    /// to it.
     case unknown
   }
 
-  /// Claims `slot` if no live node holds it. A node makes its own slot's row; another node's
-  /// slot is only ever taken over, never made (an id naming a node that never ran claims
-  /// nothing). When another process holds this node's own slot, the slot is marked wanted, and
-  /// its holder gives it back at its next renewal.
-  func claim(_ slot: NodeName) throws(PostgresError) -> Claim {
+  /// What a claim got: the slot asked for, and the other slots of the same dead holder, taken
+  /// with it (not served until loaded, ``markReady(_:)``).
+  struct ClaimResult {
+    var claim: Claim
+    var others: [NodeName] = []
+  }
+
+  /// Claims `slot` if no live node holds it. A node makes the rows of its home slots (its own
+  /// and its shards); another node's slot is only ever taken over, never made (an id naming a
+  /// node that never ran, or a shard no node is home to, claims nothing). When another process
+  /// holds a home slot of this node, the slot is marked wanted, and its holder gives it back at
+  /// its next renewal.
+  ///
+  /// Taking a slot over takes every slot its holder left with it (the same `owner`, lease run
+  /// out, not wanted back): a dead node's shards go to one node, so that the proxy, which sends
+  /// them all to the same backups, finds them all in one place.
+  func claim(_ slot: NodeName) throws(PostgresError) -> ClaimResult {
     let sent = MonotonicClock.now()
-    let isHome = slot.name == home.name
+    let isHome = isHome(slot.name)
     let parameters: [PostgresParameter] = [
       .text(slot.name), .text(owner), .int64(Int64(settings.leaseSeconds * 1000)),
     ]
@@ -118,18 +157,38 @@ final class SlotLeases: Sendable {
           SET owner = excluded.owner, epoch = s.epoch + 1, lease_until = excluded.lease_until,
             wanted_until = NULL
           WHERE s.lease_until <= now()
-        RETURNING epoch
+        RETURNING slot, epoch
         """, parameters)
       : try database.query(
         """
         UPDATE navstate_slots
         SET owner = $2, epoch = epoch + 1,
           lease_until = now() + make_interval(secs => $3::int8 / 1000.0)
-        WHERE slot = $1 AND lease_until <= now()
-          AND (wanted_until IS NULL OR wanted_until <= now())
-        RETURNING epoch
+        WHERE lease_until <= now() AND (wanted_until IS NULL OR wanted_until <= now())
+          AND (slot = $1 OR owner = (
+            SELECT owner FROM navstate_slots WHERE slot = $1 AND lease_until <= now()))
+        RETURNING slot, epoch
         """, parameters)
-    guard rows.count == 1, let epoch = rows.integer(0, 0) else {
+    var result = ClaimResult(claim: .heldElsewhere)
+    var claimed: [(NodeName, Int64)] = []
+    for row in 0..<rows.count {
+      guard let name = rows.text(row, 0), let taken = NodeName.slot(named: name),
+        let epoch = rows.integer(row, 1)
+      else { continue }
+      claimed.append((taken, epoch))
+      if name == slot.name {
+        result.claim = .claimed(epoch: epoch)
+      } else {
+        result.others.append(taken)
+      }
+    }
+    change { held in
+      for (taken, epoch) in claimed {
+        held[taken.name] = Held(
+          name: taken, epoch: epoch, validUntil: sent + settings.leaseSeconds, ready: false)
+      }
+    }
+    guard case .claimed = result.claim else {
       if isHome {
         // Asked back for a few leases: long enough for the holder to give it back and this
         // node to claim it, short enough that a node that asked and died does not keep the
@@ -140,17 +199,14 @@ final class SlotLeases: Sendable {
           SET wanted_until = now() + make_interval(secs => 3 * $3::int8 / 1000.0)
           WHERE slot = $1 AND owner IS DISTINCT FROM $2
           """, parameters)
-        return .heldElsewhere
+        return result
       }
       let exists = try database.query(
         "SELECT 1 FROM navstate_slots WHERE slot = $1", [.text(slot.name)])
-      return exists.count == 0 ? .unknown : .heldElsewhere
+      if exists.count == 0 { result.claim = .unknown }
+      return result
     }
-    change {
-      $0[slot.name] = Held(
-        name: slot, epoch: epoch, validUntil: sent + settings.leaseSeconds, ready: false)
-    }
-    return .claimed(epoch: epoch)
+    return result
   }
 
   /// Moves a held slot to a new epoch (not served until ``markReady(_:)``), so that no record
@@ -228,7 +284,7 @@ final class SlotLeases: Sendable {
       for row in 0..<rows.count {
         guard let slot = rows.text(row, 0) else { continue }
         renewed.insert(slot)
-        if rows.bool(row, 1) == true, slot != home.name { renewal.wanted.append(slot) }
+        if rows.bool(row, 1) == true, !isHome(slot) { renewal.wanted.append(slot) }
       }
       change { held in
         for (slot, epoch) in current where held[slot]?.epoch == epoch {
@@ -255,13 +311,14 @@ final class SlotLeases: Sendable {
   }
 
   /// Gives `slot` back: from this statement on, no commit of this node for it passes (the epoch
-  /// moves on), and its lease is free for its home node to claim.
+  /// moves on, the lease is over), and it is free for its home node to claim. `owner` stays, so
+  /// that another node taking one of the slots this process gave back takes them all.
   func release(_ slot: String) throws(PostgresError) {
     guard let epoch = held.withLock({ $0[slot]?.epoch }) else { return }
     forget(slot)
     try database.query(
       """
-      UPDATE navstate_slots SET owner = NULL, epoch = epoch + 1, lease_until = '-infinity'
+      UPDATE navstate_slots SET epoch = epoch + 1, lease_until = '-infinity'
       WHERE slot = $1 AND owner = $2 AND epoch = $3
       """,
       [.text(slot), .text(owner), .int64(epoch)])

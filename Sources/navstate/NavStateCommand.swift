@@ -187,6 +187,12 @@ struct NavStateCommand: ParsableCommand {
 
   @Option(
     help: ArgumentHelp(
+      "With --postgres, the shards this node is home to: numbers and ranges from 0 to 63 (0-20,42). A session belongs to the shard its id's first character names (A is 0, _ is 63); the node makes its sessions in its shards, with ids that carry no node name, and a proxy routes each id by its first character. Give every shard to exactly one node. Without it, ids begin with the node's name.",
+      valueName: "list"))
+  var shards: String?
+
+  @Option(
+    help: ArgumentHelp(
       "With --postgres and --node: load the sessions of this --data-dir directory (written by a server with the same --node) into PostgreSQL, then exit without serving. Stop the server that uses the directory first.",
       valueName: "directory"))
   var importFrom: String?
@@ -274,8 +280,14 @@ struct NavStateCommand: ParsableCommand {
       guard leaseSeconds >= 1, leaseSeconds <= 3600 else {
         throw ValidationError("--lease-seconds must be from 1 to 3600")
       }
+      if let shards, PostgresSettings.shards(shards) == nil {
+        throw ValidationError(
+          "--shards lists numbers and ranges from 0 to 63, separated by commas (0-20,42)")
+      }
     } else if importFrom != nil {
       throw ValidationError("--import-from needs --postgres and --node")
+    } else if shards != nil {
+      throw ValidationError("--shards needs --postgres: shards are kept in PostgreSQL")
     }
     guard maxMemory >= 16, maxMemory <= 1 << 30 else {
       throw ValidationError("--max-memory must be at least 16 (MiB)")
@@ -324,7 +336,9 @@ struct NavStateCommand: ParsableCommand {
     configuration.fsync = fsync.policy
     configuration.snapshotInterval = snapshotInterval
     configuration.postgres = postgres.map {
-      PostgresSettings(url: $0, timeout: postgresTimeout, leaseSeconds: leaseSeconds)
+      PostgresSettings(
+        url: $0, timeout: postgresTimeout, leaseSeconds: leaseSeconds,
+        shards: shards.flatMap(PostgresSettings.shards) ?? [])
     }
     if let backendKeyFile {
       configuration.store.backendKeys = try StartupFiles.backendKeys(file: backendKeyFile)

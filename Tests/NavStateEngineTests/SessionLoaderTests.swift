@@ -13,11 +13,15 @@ import Testing
     let held = Mutex<Set<String>>([])
     let asked = Mutex<[String]>([])
     let refuses: Bool
+    let creation: NodeName?
 
-    init(holding: Set<String>, refuses: Bool = false) {
+    init(holding: Set<String>, refuses: Bool = false, creation: NodeName? = nil) {
       held.withLock { $0 = holding }
       self.refuses = refuses
+      self.creation = creation
     }
+
+    func creationSlot() -> NodeName? { creation }
 
     func holds(_ slot: NodeName) -> Bool { held.withLock { $0.contains(slot.name) } }
 
@@ -67,10 +71,37 @@ import Testing
     let loader = Loader(holding: ["n1"])
     store.attach(loader: loader)
     let key = SessionID.random().description
-    for bad in [key, "N2." + key, "n2." + key + "A", "n2.", ".\(key)", "n2_x." + key] {
+    let badShardID = String(key.dropLast()) + "B"  // its last character holds 4 zero bits
+    for bad in [badShardID, "N2." + key, "n2." + key + "A", "n2.", ".\(key)", "n2_x." + key] {
       #expect(try Self.locate(store, bad) == nil, "\(bad)")
     }
     #expect(loader.asked.withLock { $0 }.isEmpty)
+  }
+
+  @Test func anIdWithNoNameBelongsToTheShardOfItsFirstCharacter() throws {
+    let store = try Self.store()
+    let loader = Loader(holding: ["n1", "shard.63"])
+    store.attach(loader: loader)
+    let inShard5 = SessionID.random(inShard: 5)
+    #expect(inShard5.description.first == "F")
+    #expect(try Self.locate(store, inShard5.description) == inShard5)
+    #expect(loader.asked.withLock { $0 } == ["shard.05"])
+    let inShard63 = SessionID.random(inShard: 63)
+    #expect(try Self.locate(store, inShard63.description) == inShard63)
+    #expect(loader.asked.withLock { $0 } == ["shard.05"], "shard 63 is held: no load")
+  }
+
+  @Test func sessionsAreMadeInTheSlotTheLoaderNames() throws {
+    let store = try Self.store()
+    store.attach(loader: Loader(holding: ["n1", "shard.07"], creation: NodeName.shard(7)))
+    let (record, _) = try store.create(graph: nil, root: nil, client: "a", now: .now())
+    #expect(record.node === NodeName.shard(7))
+    #expect(record.id.utf8.count == 22 && record.id.first == "H", "\(record.id)")
+    #expect(record.key.shard == 7)
+    let named = try Self.store()
+    named.attach(loader: Loader(holding: ["n1"]))
+    let (own, _) = try named.create(graph: nil, root: nil, client: "a", now: .now())
+    #expect(own.id.hasPrefix("n1."), "no shard named: the node's own slot")
   }
 
   @Test func aRefusedLoadRefusesTheRequest() throws {

@@ -20,8 +20,16 @@ import Testing
 struct PostgresFailoverTests {
   static let lease = 2.0
 
-  static func slot(of session: ChangeLedger.Session) -> String {
-    String(session.id.prefix { $0 != "." })
+  /// The node a session was made on, from its id alone: `deploy/local-cluster` gives each of
+  /// the 3 nodes a run of the 64 shards (`--shards`), and an id's first character is its shard.
+  /// "?" for an id that is not one of those (one with a node's name in it).
+  static func homeNode(of session: ChangeLedger.Session, nodes: Int = 3) -> String {
+    let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+    guard session.id.utf8.count == 22, let first = session.id.first,
+      let shard = alphabet.firstIndex(of: first)
+    else { return "?" }
+    let node = (1...nodes).first { 64 * ($0 - 1) / nodes <= shard && shard < 64 * $0 / nodes }
+    return node.map { "n\($0)" } ?? "?"
   }
 
   /// Sessions made through the proxy until `node` holds `count` of them.
@@ -29,11 +37,11 @@ struct PostgresFailoverTests {
     -> (all: [ChangeLedger.Session], theirs: [ChangeLedger.Session])
   {
     var all: [ChangeLedger.Session] = []
-    while all.filter({ slot(of: $0) == node }).count < count, all.count < count * 10 {
+    while all.filter({ homeNode(of: $0) == node }).count < count, all.count < count * 10 {
       let made = try TestSession(cluster.client)
       all.append(ChangeLedger.Session(id: made.id, token: made.token))
     }
-    return (all, all.filter { slot(of: $0) == node })
+    return (all, all.filter { homeNode(of: $0) == node })
   }
 
   /// Changes to every session, one after another, until `stop` is set: load while things fail.
@@ -80,10 +88,12 @@ struct PostgresFailoverTests {
 
   static func killedNode(_ cluster: LocalCluster) throws {
     let (all, victims) = try sessions(cluster, on: "n2", count: 30)
+    // `deploy/local-cluster --postgres` gives the nodes shards: no id carries a node's name.
+    #expect(all.allSatisfy { $0.id.utf8.count == 22 && !$0.id.contains(".") })
     let ledger = ChangeLedger(client: cluster.client)
     for session in all { ledger.change(session, deadline: Date().addingTimeInterval(10)) }
     let stop = StopFlag()
-    let load = background(ledger, all.filter { slot(of: $0) != "n2" }, stop: stop)
+    let load = background(ledger, all.filter { homeNode(of: $0) != "n2" }, stop: stop)
 
     let watched = victims[0]
     let seqBeforeKill = try #require(

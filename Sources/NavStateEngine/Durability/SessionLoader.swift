@@ -2,9 +2,10 @@ import NavigationCore
 import Synchronization
 
 /// Sessions kept in a database shared by the nodes (`--postgres`), held in memory by one node at
-/// a time. Each session belongs to a slot, named by its id's prefix (the name of the node that
-/// made it); a node serves the sessions of the slots it holds a lease on, and takes a slot over
-/// (loading its sessions) when its holder's lease has run out.
+/// a time. Each session belongs to a slot: named by its id's prefix (the name of the node that
+/// made it), or, for an id with no prefix, the shard its first character names. A node serves
+/// the sessions of the slots it holds a lease on, and takes a slot over (loading its sessions)
+/// when its holder's lease has run out.
 package protocol SessionLoader: AnyObject, Sendable {
   /// Makes the sessions of `slot` present in the store, claiming its lease if no live node holds
   /// it; refuses (`storeUnavailable`) when another node holds it or the database cannot say.
@@ -12,6 +13,9 @@ package protocol SessionLoader: AnyObject, Sendable {
   func load(slot: NodeName) throws(EngineRefusal)
   /// Whether this node holds `slot` now (cheap: called on every request of this mode).
   func holds(_ slot: NodeName) -> Bool
+  /// The slot a session made here now goes in: one of this node's shards that it holds, or
+  /// nil for the node's own slot (ids that begin with its name).
+  func creationSlot() -> NodeName?
 }
 
 extension SessionStore {
@@ -40,17 +44,25 @@ extension SessionStore {
   /// throw pays for no refusal on the common path: the key of an id of any slot, and the slot to
   /// load first (nil when this node holds it). Nil: no session can have this id.
   package func slotKey(of id: UnsafeBufferPointer<UInt8>) -> (SessionID, NodeName?)? {
-    guard let loader else { return nil }
+    guard let loader, let (key, slot) = slot(of: id) else { return nil }
+    return (key, loader.holds(slot) ? nil : slot)
+  }
+
+  /// The key of `id` and the slot it belongs to, whether held here or not: the node its prefix
+  /// names, or the shard of an id with none. Nil: no session can have this id.
+  package func slot(of id: UnsafeBufferPointer<UInt8>) -> (SessionID, NodeName)? {
     // This node's own sessions first, the way ids are read without a loader.
-    if let home = configuration.node, let key = home.key(of: id) {
-      return (key, loader.holds(home) ? nil : home)
+    if let home = configuration.node, let key = home.key(of: id) { return (key, home) }
+    if id.count == 22 {
+      guard let key = SessionID(bytes: id) else { return nil }
+      return (key, NodeName.shard(of: key))
     }
     guard let dot = id.lastIndex(of: UInt8(ascii: ".")), id.count - dot - 1 == 22,
       let key = SessionID(bytes: UnsafeBufferPointer(rebasing: id[(dot + 1)...]))
     else { return nil }
     let name = String(decoding: UnsafeBufferPointer(rebasing: id[..<dot]), as: UTF8.self)
     guard let slot = NodeName(name) else { return nil }
-    return (key, loader.holds(slot) ? nil : slot)
+    return (key, slot)
   }
 
   /// Loads `slot` (see ``SessionLoader/load(slot:)``).

@@ -13,6 +13,17 @@ package struct SessionID: Hashable, Sendable, CustomStringConvertible {
     return SessionID(high: generator.next(), low: generator.next())
   }
 
+  /// A random id whose first character is base64url character `shard` (0 to 63): 122 random
+  /// bits, in that shard.
+  package static func random(inShard shard: Int) -> SessionID {
+    var generator = SystemRandomNumberGenerator()
+    let high: UInt64 = generator.next()
+    return SessionID(high: high & (UInt64.max >> 6) | UInt64(shard) << 58, low: generator.next())
+  }
+
+  /// The shard the id belongs to with `--shards`: its first character's 6 bits.
+  package var shard: Int { Int(high >> 58) }
+
   package init(high: UInt64, low: UInt64) {
     self.high = high
     self.low = low

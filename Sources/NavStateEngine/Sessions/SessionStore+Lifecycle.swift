@@ -54,10 +54,11 @@ extension SessionStore {
     data.accountedBytes = MemoryFootprint.session(data)
     memory.add(data.accountedBytes)
     let token = SecureRandom.token()
+    let slot = loader?.creationSlot() ?? configuration.node
     while true {
+      let key = slot?.shardIndex.map { SessionID.random(inShard: $0) } ?? SessionID.random()
       let record = SessionRecord(
-        key: SessionID.random(), node: configuration.node, token: token, createdAt: now,
-        client: client, data: data)
+        key: key, node: slot, token: token, createdAt: now, client: client, data: data)
       let inserted = registry.insert(record)
       if inserted {
         // Journaled before anyone learns the id, so no change to it can come first.
