@@ -191,26 +191,34 @@ public final class PostgresDurability: SessionDurability, SessionLoader {
 
   /// Claims `slot` and loads its sessions: what the claim found, and how many were loaded.
   /// Already held here counts as claimed. The other slots of a dead holder, taken with it, are
-  /// loaded too, each at its own gate.
+  /// loaded afterwards, each at its own gate.
   private func claimAndLoad(_ slot: NodeName, into store: SessionStore) throws(PostgresError)
     -> (claim: SlotLeases.Claim, sessions: Int)
   {
     var others: [NodeName] = []
-    let result = try gate(slot.name).lock.withLock {
+    // Whatever happens to the slot asked for: a slot claimed and never loaded would be renewed
+    // and never served. (A home slot's claim takes no others, so the count is the start's.)
+    defer {
+      for other in others {
+        _ = try? gate(other.name).lock.withLock { _ throws(PostgresError) in
+          // A request for it may have come first and loaded it.
+          if leases.awaitsLoad(other.name) { _ = try loadClaimed(other, into: store) }
+        }
+      }
+    }
+    return try gate(slot.name).lock.withLock {
       _ throws(PostgresError) -> (claim: SlotLeases.Claim, sessions: Int) in
       guard !leases.holds(slot.name) else { return (.claimed(epoch: 0), 0) }
+      // Held but not loaded (taken with another slot, which is loading first): load it now
+      // rather than answer 503 for a slot this node holds.
+      if leases.awaitsLoad(slot.name) {
+        return (.claimed(epoch: 0), try loadClaimed(slot, into: store))
+      }
       let claimed = try leases.claim(slot)
       others = claimed.others
       guard case .claimed = claimed.claim else { return (claimed.claim, 0) }
       return (claimed.claim, try loadClaimed(slot, into: store))
     }
-    var sessions = result.sessions
-    for other in others {
-      try? gate(other.name).lock.withLock { _ throws(PostgresError) in
-        sessions += try loadClaimed(other, into: store)
-      }
-    }
-    return (result.claim, sessions)
   }
 
   /// Loads the sessions of a slot just claimed (at its gate), and serves it; if the load

@@ -74,6 +74,8 @@ final class SlotLeases: Sendable {
   func isHome(_ slot: String) -> Bool { homeNames.contains(slot) }
 
   private func served(_ slot: NodeName) -> Served? {
+    // The store's own name is this very instance: no string compared on its sessions' requests.
+    if slot === home { return homeServed }
     if let index = slot.shardIndex { return shardServed[index] }
     return slot.name == home.name ? homeServed : nil
   }
@@ -237,13 +239,11 @@ final class SlotLeases: Sendable {
     change { $0[slot]?.ready = true }
   }
 
-  /// The slot's sessions are being loaded again (false if it is not held).
-  func markLoading(_ slot: String) -> Bool {
-    change { held in
-      guard held[slot] != nil else { return false }
-      held[slot]?.ready = false
-      return true
-    }
+  /// Whether `slot` is held here but its sessions are not loaded: claimed with another slot of
+  /// its dead holder, or its reload failed. Asked at the slot's gate, where no load is under
+  /// way, so the caller loads it.
+  func awaitsLoad(_ slot: String) -> Bool {
+    held.withLock { $0[slot].map { !$0.ready } ?? false }
   }
 
   /// No longer held here (lost, given back, or its load failed).

@@ -74,6 +74,13 @@ struct PostgresShardTests {
     kill(a.process.processIdentifier, SIGKILL)
     a.process.waitUntilExit()
     #expect(try Self.served(b.client, onB, within: 10))
+    // Taken over together: one request claimed every shard a held, not only this one's.
+    let takenByB = try database.query(
+      """
+      SELECT count(*) FROM navstate_slots
+      WHERE slot BETWEEN 'shard.00' AND 'shard.31' AND owner LIKE 'b/%' AND lease_until > now()
+      """)
+    #expect(takenByB == "32")
     #expect(try b.client.json("GET", session.path, token: session.token).json["routes"] == before)
     let changed = try onB.call("push", ["route": "detail", "params": ["id": 2]])
     #expect(changed.status == 200 && changed.routes == ["master", "detail", "detail"])
