@@ -2,6 +2,7 @@ import Foundation
 import NavJSON
 import NavStateTestSupport
 import NavStateTesting
+import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -219,6 +220,37 @@ struct PostgresStoreTests {
     }
     #expect(again.status == 200, "\(again.text)")
     #expect(again.routes == ["master", "detail", "detail"], "the refused push is not there")
+  }
+
+  @Test("a change under way when another node takes its slot over waits for it, then is refused")
+  func takeoverFencesACommitUnderWay() throws {
+    let database = try PostgresServer()
+    defer { database.stop() }
+    let node = try Self.node(database, ["--lease-seconds", "30", "--postgres-timeout", "5"])
+    defer { _ = node.stop() }
+    let session = try TestSession(node.client)
+    #expect(try session.call("push", ["route": "detail", "params": ["id": 1]]).status == 200)
+    let rows = try database.query("SELECT count(*) FROM navstate_records")
+    // A takeover as another node's claim makes it (a new epoch for the slot), held open in
+    // psql: not committed yet.
+    let takeover = try PostgresFeedTests.OpenTransaction(
+      database, "UPDATE navstate_slots SET epoch = epoch + 1 WHERE slot = 'n1'")
+    let answered = DispatchSemaphore(value: 0)
+    let answer = Mutex<TestResponse?>(nil)
+    DispatchQueue.global().async {
+      let response = try? session.call("push", ["route": "detail", "params": ["id": 2]])
+      answer.withLock { $0 = response }
+      answered.signal()
+    }
+    // The commit waits for the takeover: it cannot pass on the slot as it was before.
+    #expect(answered.wait(timeout: .now() + 1) == .timedOut, "the commit waits for the takeover")
+    takeover.commit()
+    #expect(answered.wait(timeout: .now() + 10) == .success)
+    let refused = answer.withLock { $0 }
+    #expect(
+      refused?.status == 503 && refused?.code == "store_unavailable",
+      "\(String(describing: refused?.text))")
+    #expect(try database.query("SELECT count(*) FROM navstate_records") == rows)
   }
 
   @Test("--postgres and --data-dir are exclusive, --node is needed, a newer schema refuses (65)")
