@@ -25,7 +25,7 @@ extension Components {
         internal enum FeedFormat: String, Codable, Hashable, Sendable, CaseIterable {
             case cloudevents = "cloudevents"
         }
-        /// The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
+        /// The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME` and without `--shards`, the name and a dot before them). Treat it as opaque.
         ///
         /// - Remark: Generated from `#/components/parameters/sid`.
         internal typealias Sid = Swift.String

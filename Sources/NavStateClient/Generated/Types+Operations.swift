@@ -2272,14 +2272,14 @@ internal enum Operations {
         internal struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/v1/sessions/{sid}/GET/path`.
             internal struct Path: Sendable, Hashable {
-                /// The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
+                /// The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME` and without `--shards`, the name and a dot before them). Treat it as opaque.
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/GET/path/sid`.
                 internal var sid: Components.Parameters.Sid
                 /// Creates a new `Path`.
                 ///
                 /// - Parameters:
-                ///   - sid: The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
+                ///   - sid: The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME` and without `--shards`, the name and a dot before them). Treat it as opaque.
                 internal init(sid: Components.Parameters.Sid) {
                     self.sid = sid
                 }
@@ -2615,14 +2615,14 @@ internal enum Operations {
         internal struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/v1/sessions/{sid}/DELETE/path`.
             internal struct Path: Sendable, Hashable {
-                /// The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
+                /// The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME` and without `--shards`, the name and a dot before them). Treat it as opaque.
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/DELETE/path/sid`.
                 internal var sid: Components.Parameters.Sid
                 /// Creates a new `Path`.
                 ///
                 /// - Parameters:
-                ///   - sid: The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
+                ///   - sid: The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME` and without `--shards`, the name and a dot before them). Treat it as opaque.
                 internal init(sid: Components.Parameters.Sid) {
                     self.sid = sid
                 }
@@ -2954,14 +2954,14 @@ internal enum Operations {
         internal struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/v1/sessions/{sid}/state/PUT/path`.
             internal struct Path: Sendable, Hashable {
-                /// The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
+                /// The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME` and without `--shards`, the name and a dot before them). Treat it as opaque.
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/state/PUT/path/sid`.
                 internal var sid: Components.Parameters.Sid
                 /// Creates a new `Path`.
                 ///
                 /// - Parameters:
-                ///   - sid: The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
+                ///   - sid: The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME` and without `--shards`, the name and a dot before them). Treat it as opaque.
                 internal init(sid: Components.Parameters.Sid) {
                     self.sid = sid
                 }
@@ -3349,7 +3349,7 @@ internal enum Operations {
         internal struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/v1/sessions/{sid}/coordinators/{cid}/DELETE/path`.
             internal struct Path: Sendable, Hashable {
-                /// The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
+                /// The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME` and without `--shards`, the name and a dot before them). Treat it as opaque.
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/coordinators/{cid}/DELETE/path/sid`.
                 internal var sid: Components.Parameters.Sid
@@ -3358,7 +3358,7 @@ internal enum Operations {
                 /// Creates a new `Path`.
                 ///
                 /// - Parameters:
-                ///   - sid: The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
+                ///   - sid: The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME` and without `--shards`, the name and a dot before them). Treat it as opaque.
                 ///   - cid:
                 internal init(
                     sid: Components.Parameters.Sid,
@@ -3731,7 +3731,7 @@ internal enum Operations {
         internal struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/v1/sessions/{sid}/coordinators/{cid}/leave-guard/PUT/path`.
             internal struct Path: Sendable, Hashable {
-                /// The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
+                /// The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME` and without `--shards`, the name and a dot before them). Treat it as opaque.
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/coordinators/{cid}/leave-guard/PUT/path/sid`.
                 internal var sid: Components.Parameters.Sid
@@ -3740,7 +3740,7 @@ internal enum Operations {
                 /// Creates a new `Path`.
                 ///
                 /// - Parameters:
-                ///   - sid: The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
+                ///   - sid: The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME` and without `--shards`, the name and a dot before them). Treat it as opaque.
                 ///   - cid:
                 internal init(
                     sid: Components.Parameters.Sid,
@@ -4133,7 +4133,7 @@ internal enum Operations {
         internal struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/v1/sessions/{sid}/coordinators/{cid}/leave-guard/DELETE/path`.
             internal struct Path: Sendable, Hashable {
-                /// The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
+                /// The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME` and without `--shards`, the name and a dot before them). Treat it as opaque.
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/coordinators/{cid}/leave-guard/DELETE/path/sid`.
                 internal var sid: Components.Parameters.Sid
@@ -4142,7 +4142,7 @@ internal enum Operations {
                 /// Creates a new `Path`.
                 ///
                 /// - Parameters:
-                ///   - sid: The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
+                ///   - sid: The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME` and without `--shards`, the name and a dot before them). Treat it as opaque.
                 ///   - cid:
                 internal init(
                     sid: Components.Parameters.Sid,
@@ -4480,14 +4480,14 @@ internal enum Operations {
         internal struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/v1/sessions/{sid}/context/PATCH/path`.
             internal struct Path: Sendable, Hashable {
-                /// The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
+                /// The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME` and without `--shards`, the name and a dot before them). Treat it as opaque.
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/context/PATCH/path/sid`.
                 internal var sid: Components.Parameters.Sid
                 /// Creates a new `Path`.
                 ///
                 /// - Parameters:
-                ///   - sid: The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
+                ///   - sid: The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME` and without `--shards`, the name and a dot before them). Treat it as opaque.
                 internal init(sid: Components.Parameters.Sid) {
                     self.sid = sid
                 }
@@ -4875,14 +4875,14 @@ internal enum Operations {
         internal struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/v1/sessions/{sid}/context/PUT/path`.
             internal struct Path: Sendable, Hashable {
-                /// The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
+                /// The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME` and without `--shards`, the name and a dot before them). Treat it as opaque.
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/context/PUT/path/sid`.
                 internal var sid: Components.Parameters.Sid
                 /// Creates a new `Path`.
                 ///
                 /// - Parameters:
-                ///   - sid: The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
+                ///   - sid: The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME` and without `--shards`, the name and a dot before them). Treat it as opaque.
                 internal init(sid: Components.Parameters.Sid) {
                     self.sid = sid
                 }
@@ -5270,14 +5270,14 @@ internal enum Operations {
         internal struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/v1/sessions/{sid}/events/GET/path`.
             internal struct Path: Sendable, Hashable {
-                /// The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
+                /// The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME` and without `--shards`, the name and a dot before them). Treat it as opaque.
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/events/GET/path/sid`.
                 internal var sid: Components.Parameters.Sid
                 /// Creates a new `Path`.
                 ///
                 /// - Parameters:
-                ///   - sid: The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
+                ///   - sid: The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME` and without `--shards`, the name and a dot before them). Treat it as opaque.
                 internal init(sid: Components.Parameters.Sid) {
                     self.sid = sid
                 }
@@ -5638,14 +5638,14 @@ internal enum Operations {
         internal struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/v1/sessions/{sid}/history/GET/path`.
             internal struct Path: Sendable, Hashable {
-                /// The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
+                /// The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME` and without `--shards`, the name and a dot before them). Treat it as opaque.
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/history/GET/path/sid`.
                 internal var sid: Components.Parameters.Sid
                 /// Creates a new `Path`.
                 ///
                 /// - Parameters:
-                ///   - sid: The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
+                ///   - sid: The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME` and without `--shards`, the name and a dot before them). Treat it as opaque.
                 internal init(sid: Components.Parameters.Sid) {
                     self.sid = sid
                 }
@@ -5958,14 +5958,14 @@ internal enum Operations {
         internal struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/v1/sessions/{sid}/recording/GET/path`.
             internal struct Path: Sendable, Hashable {
-                /// The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
+                /// The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME` and without `--shards`, the name and a dot before them). Treat it as opaque.
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/recording/GET/path/sid`.
                 internal var sid: Components.Parameters.Sid
                 /// Creates a new `Path`.
                 ///
                 /// - Parameters:
-                ///   - sid: The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
+                ///   - sid: The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME` and without `--shards`, the name and a dot before them). Treat it as opaque.
                 internal init(sid: Components.Parameters.Sid) {
                     self.sid = sid
                 }
@@ -6280,14 +6280,14 @@ internal enum Operations {
         internal struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/v1/sessions/{sid}/restore/POST/path`.
             internal struct Path: Sendable, Hashable {
-                /// The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
+                /// The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME` and without `--shards`, the name and a dot before them). Treat it as opaque.
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/restore/POST/path/sid`.
                 internal var sid: Components.Parameters.Sid
                 /// Creates a new `Path`.
                 ///
                 /// - Parameters:
-                ///   - sid: The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
+                ///   - sid: The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME` and without `--shards`, the name and a dot before them). Treat it as opaque.
                 internal init(sid: Components.Parameters.Sid) {
                     self.sid = sid
                 }
@@ -6698,14 +6698,14 @@ internal enum Operations {
         internal struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/v1/sessions/{sid}/push/POST/path`.
             internal struct Path: Sendable, Hashable {
-                /// The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
+                /// The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME` and without `--shards`, the name and a dot before them). Treat it as opaque.
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/push/POST/path/sid`.
                 internal var sid: Components.Parameters.Sid
                 /// Creates a new `Path`.
                 ///
                 /// - Parameters:
-                ///   - sid: The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
+                ///   - sid: The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME` and without `--shards`, the name and a dot before them). Treat it as opaque.
                 internal init(sid: Components.Parameters.Sid) {
                     self.sid = sid
                 }
@@ -7093,14 +7093,14 @@ internal enum Operations {
         internal struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/v1/sessions/{sid}/pop/POST/path`.
             internal struct Path: Sendable, Hashable {
-                /// The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
+                /// The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME` and without `--shards`, the name and a dot before them). Treat it as opaque.
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/pop/POST/path/sid`.
                 internal var sid: Components.Parameters.Sid
                 /// Creates a new `Path`.
                 ///
                 /// - Parameters:
-                ///   - sid: The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
+                ///   - sid: The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME` and without `--shards`, the name and a dot before them). Treat it as opaque.
                 internal init(sid: Components.Parameters.Sid) {
                     self.sid = sid
                 }
@@ -7488,14 +7488,14 @@ internal enum Operations {
         internal struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/v1/sessions/{sid}/present/POST/path`.
             internal struct Path: Sendable, Hashable {
-                /// The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
+                /// The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME` and without `--shards`, the name and a dot before them). Treat it as opaque.
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/present/POST/path/sid`.
                 internal var sid: Components.Parameters.Sid
                 /// Creates a new `Path`.
                 ///
                 /// - Parameters:
-                ///   - sid: The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
+                ///   - sid: The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME` and without `--shards`, the name and a dot before them). Treat it as opaque.
                 internal init(sid: Components.Parameters.Sid) {
                     self.sid = sid
                 }
@@ -7883,14 +7883,14 @@ internal enum Operations {
         internal struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/v1/sessions/{sid}/dismiss/POST/path`.
             internal struct Path: Sendable, Hashable {
-                /// The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
+                /// The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME` and without `--shards`, the name and a dot before them). Treat it as opaque.
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/dismiss/POST/path/sid`.
                 internal var sid: Components.Parameters.Sid
                 /// Creates a new `Path`.
                 ///
                 /// - Parameters:
-                ///   - sid: The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
+                ///   - sid: The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME` and without `--shards`, the name and a dot before them). Treat it as opaque.
                 internal init(sid: Components.Parameters.Sid) {
                     self.sid = sid
                 }
@@ -8278,14 +8278,14 @@ internal enum Operations {
         internal struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/v1/sessions/{sid}/back/POST/path`.
             internal struct Path: Sendable, Hashable {
-                /// The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
+                /// The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME` and without `--shards`, the name and a dot before them). Treat it as opaque.
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/back/POST/path/sid`.
                 internal var sid: Components.Parameters.Sid
                 /// Creates a new `Path`.
                 ///
                 /// - Parameters:
-                ///   - sid: The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
+                ///   - sid: The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME` and without `--shards`, the name and a dot before them). Treat it as opaque.
                 internal init(sid: Components.Parameters.Sid) {
                     self.sid = sid
                 }
@@ -8673,14 +8673,14 @@ internal enum Operations {
         internal struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/v1/sessions/{sid}/replace/POST/path`.
             internal struct Path: Sendable, Hashable {
-                /// The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
+                /// The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME` and without `--shards`, the name and a dot before them). Treat it as opaque.
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/replace/POST/path/sid`.
                 internal var sid: Components.Parameters.Sid
                 /// Creates a new `Path`.
                 ///
                 /// - Parameters:
-                ///   - sid: The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
+                ///   - sid: The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME` and without `--shards`, the name and a dot before them). Treat it as opaque.
                 internal init(sid: Components.Parameters.Sid) {
                     self.sid = sid
                 }
@@ -9068,14 +9068,14 @@ internal enum Operations {
         internal struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/v1/sessions/{sid}/select-tab/POST/path`.
             internal struct Path: Sendable, Hashable {
-                /// The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
+                /// The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME` and without `--shards`, the name and a dot before them). Treat it as opaque.
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/select-tab/POST/path/sid`.
                 internal var sid: Components.Parameters.Sid
                 /// Creates a new `Path`.
                 ///
                 /// - Parameters:
-                ///   - sid: The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
+                ///   - sid: The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME` and without `--shards`, the name and a dot before them). Treat it as opaque.
                 internal init(sid: Components.Parameters.Sid) {
                     self.sid = sid
                 }
@@ -9463,14 +9463,14 @@ internal enum Operations {
         internal struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/v1/sessions/{sid}/deeplink/POST/path`.
             internal struct Path: Sendable, Hashable {
-                /// The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
+                /// The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME` and without `--shards`, the name and a dot before them). Treat it as opaque.
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/deeplink/POST/path/sid`.
                 internal var sid: Components.Parameters.Sid
                 /// Creates a new `Path`.
                 ///
                 /// - Parameters:
-                ///   - sid: The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
+                ///   - sid: The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME` and without `--shards`, the name and a dot before them). Treat it as opaque.
                 internal init(sid: Components.Parameters.Sid) {
                     self.sid = sid
                 }
@@ -9858,14 +9858,14 @@ internal enum Operations {
         internal struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/v1/sessions/{sid}/batch/POST/path`.
             internal struct Path: Sendable, Hashable {
-                /// The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
+                /// The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME` and without `--shards`, the name and a dot before them). Treat it as opaque.
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/batch/POST/path/sid`.
                 internal var sid: Components.Parameters.Sid
                 /// Creates a new `Path`.
                 ///
                 /// - Parameters:
-                ///   - sid: The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
+                ///   - sid: The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME` and without `--shards`, the name and a dot before them). Treat it as opaque.
                 internal init(sid: Components.Parameters.Sid) {
                     self.sid = sid
                 }
@@ -10253,14 +10253,14 @@ internal enum Operations {
         internal struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/v1/sessions/{sid}/events/stream/GET/path`.
             internal struct Path: Sendable, Hashable {
-                /// The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
+                /// The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME` and without `--shards`, the name and a dot before them). Treat it as opaque.
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/events/stream/GET/path/sid`.
                 internal var sid: Components.Parameters.Sid
                 /// Creates a new `Path`.
                 ///
                 /// - Parameters:
-                ///   - sid: The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
+                ///   - sid: The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME` and without `--shards`, the name and a dot before them). Treat it as opaque.
                 internal init(sid: Components.Parameters.Sid) {
                     self.sid = sid
                 }
@@ -10609,14 +10609,14 @@ internal enum Operations {
         internal struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/v1/sessions/{sid}/shares/POST/path`.
             internal struct Path: Sendable, Hashable {
-                /// The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
+                /// The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME` and without `--shards`, the name and a dot before them). Treat it as opaque.
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/shares/POST/path/sid`.
                 internal var sid: Components.Parameters.Sid
                 /// Creates a new `Path`.
                 ///
                 /// - Parameters:
-                ///   - sid: The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
+                ///   - sid: The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME` and without `--shards`, the name and a dot before them). Treat it as opaque.
                 internal init(sid: Components.Parameters.Sid) {
                     self.sid = sid
                 }
@@ -11039,7 +11039,7 @@ internal enum Operations {
         internal struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/v1/sessions/{sid}/shares/{id}/DELETE/path`.
             internal struct Path: Sendable, Hashable {
-                /// The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
+                /// The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME` and without `--shards`, the name and a dot before them). Treat it as opaque.
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/shares/{id}/DELETE/path/sid`.
                 internal var sid: Components.Parameters.Sid
@@ -11050,7 +11050,7 @@ internal enum Operations {
                 /// Creates a new `Path`.
                 ///
                 /// - Parameters:
-                ///   - sid: The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
+                ///   - sid: The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME` and without `--shards`, the name and a dot before them). Treat it as opaque.
                 ///   - id: The share's `id` (from its creation, `shares` in the state, or its events).
                 internal init(
                     sid: Components.Parameters.Sid,
@@ -11387,14 +11387,14 @@ internal enum Operations {
         internal struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/v1/sessions/{sid}/presence/GET/path`.
             internal struct Path: Sendable, Hashable {
-                /// The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
+                /// The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME` and without `--shards`, the name and a dot before them). Treat it as opaque.
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/presence/GET/path/sid`.
                 internal var sid: Components.Parameters.Sid
                 /// Creates a new `Path`.
                 ///
                 /// - Parameters:
-                ///   - sid: The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
+                ///   - sid: The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME` and without `--shards`, the name and a dot before them). Treat it as opaque.
                 internal init(sid: Components.Parameters.Sid) {
                     self.sid = sid
                 }
@@ -11617,14 +11617,14 @@ internal enum Operations {
         internal struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/v1/sessions/{sid}/fork/POST/path`.
             internal struct Path: Sendable, Hashable {
-                /// The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
+                /// The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME` and without `--shards`, the name and a dot before them). Treat it as opaque.
                 ///
                 /// - Remark: Generated from `#/paths/v1/sessions/{sid}/fork/POST/path/sid`.
                 internal var sid: Components.Parameters.Sid
                 /// Creates a new `Path`.
                 ///
                 /// - Parameters:
-                ///   - sid: The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME`, the name and a dot before them).
+                ///   - sid: The session id from `POST /v1/sessions` (22 base64url characters; on a server started with `--node NAME` and without `--shards`, the name and a dot before them). Treat it as opaque.
                 internal init(sid: Components.Parameters.Sid) {
                     self.sid = sid
                 }
