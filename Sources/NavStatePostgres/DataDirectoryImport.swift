@@ -74,6 +74,7 @@ extension PostgresDurability {
       leases.markReady(node.name)
       defer { leases.releaseAll() }
       let storage = PostgresStorage(database: database, leases: leases, feed: nil)
+      defer { storage.stop() }
       var batch: [PostgresStorage.Pending] = []
       var count = 0
       var failure: PostgresError?

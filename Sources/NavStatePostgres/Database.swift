@@ -31,16 +31,16 @@ final class Database: Sendable {
     return try body(connection)
   }
 
-  /// One statement on any connection; `prepare` for the frequent ones (see
-  /// ``PostgresConnection/query(_:_:timeout:prepare:)``).
+  /// One statement on any connection; `prepare` for the frequent ones, `sent` for work to do
+  /// while it runs (see ``PostgresConnection/query(_:_:timeout:prepare:sent:)``).
   @discardableResult
   func query(
     _ sql: String, _ parameters: [PostgresParameter] = [], timeout: Double? = nil,
-    prepare: Bool = false
+    prepare: Bool = false, sent: (() -> Void)? = nil
   ) throws(PostgresError) -> PostgresRows {
     let timeout = timeout ?? self.timeout
     return try withConnection { (connection) throws(PostgresError) in
-      try connection.query(sql, parameters, timeout: timeout, prepare: prepare)
+      try connection.query(sql, parameters, timeout: timeout, prepare: prepare, sent: sent)
     }
   }
 

@@ -138,6 +138,7 @@ public final class PostgresDurability: SessionDurability, SessionLoader {
 
   public func finish(_ store: SessionStore) -> [String] {
     attached.withLock { $0 = nil }
+    storage.withLock { $0 }?.stop()
     leases.releaseAll()
     database.close()
     feed.withLock { $0 }?.database.close()

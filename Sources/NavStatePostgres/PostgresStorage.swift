@@ -37,7 +37,8 @@ final class PostgresStorage: SessionStorage {
   let leases: SlotLeases
   /// The shared feed, when the feed is on: told how many items each commit wrote.
   let feed: PostgresFeed?
-  private let groups = CommitGroups<[Pending]>()
+  /// Set once, in `init`: the committer calls back into this storage.
+  private let line = Mutex<CommitLine<Pending>?>(nil)
   /// Slots with a commit in doubt, to load again once the database answers; how many, read
   /// without the lock by every record (almost always 0).
   private let doubtful = Mutex<Set<String>>([])
@@ -53,6 +54,15 @@ final class PostgresStorage: SessionStorage {
     self.database = database
     self.leases = leases
     self.feed = feed
+    let line = CommitLine<Pending> { [weak self] records, sent in
+      withoutActuallyEscaping(sent) { self?.commit(records, sent: $0) ?? false }
+    }
+    self.line.withLock { $0 = line }
+  }
+
+  /// Ends the committer (at stop) once what was enqueued is written.
+  func stop() {
+    line.withLock { $0 }?.stop()
   }
 
   var confirmsLater: Bool { true }
@@ -94,21 +104,23 @@ final class PostgresStorage: SessionStorage {
     let pending = Pending(
       slot: slot.name, epoch: epoch, session: Self.key(session.key), payload: record.payload,
       feed: feed, ends: ended)
-    let ticket = groups.enqueue([pending])
+    guard let line = line.withLock({ $0 }) else { return .refused }
+    let group = line.enqueue(pending)
     return .pending(
       Confirmation(
-        storage: self, ticket: ticket, key: session.key,
+        storage: self, line: line, group: group, key: session.key,
         endedSession: ended ? (slot.name, pending.session) : nil))
   }
 
   private struct Confirmation: StorageConfirmation {
     let storage: PostgresStorage
-    let ticket: CommitGroups<[Pending]>.Ticket
+    let line: CommitLine<Pending>
+    let group: CommitLine<Pending>.Group
     let key: SessionID
     let endedSession: (slot: String, session: [UInt8])?
 
     func wait() -> Bool {
-      let kept = storage.groups.wait(for: ticket) { storage.commit($0) }
+      let kept = line.wait(for: group)
       guard kept else { return false }
       // The group's rows were counted by its leader (one lock for the group, not one each).
       if let endedSession {
@@ -149,7 +161,7 @@ final class PostgresStorage: SessionStorage {
   /// refused whole: the older ones can no longer commit, and a group commits all or nothing.
   /// A group the fencing check stops is refused too; the lease duty finds out what was lost
   /// (never this thread: it may hold up requests that wait under a session's lock for it).
-  func commit(_ batch: [Pending]) -> Bool {
+  func commit(_ batch: [Pending], sent: (() -> Void)? = nil) -> Bool {
     var epochs: [String: Int64] = [:]
     for record in batch {
       if let known = epochs[record.slot], known != record.epoch { return false }
@@ -177,7 +189,7 @@ final class PostgresStorage: SessionStorage {
           .textArray(batch.map(\.slot)), .bytesArray(batch.map(\.session)),
           .bytesArray(batch.map(\.payload)), .textArray(feedSlots), .bytesArray(feedSessions),
           .int64Array(feedKinds), .bytesArray(feedItems),
-        ], prepare: true)
+        ], prepare: true, sent: sent)
       guard rows.integer(0, 0) == Int64(batch.count) else { return false }
       feed?.noteWritten(feedItems.count)
       rowsSinceSnapshot.withLock { counts in

@@ -59,10 +59,11 @@ public final class PostgresConnection: @unchecked Sendable {
   /// seconds or not at all (the connection is then unusable, and the statement may or may not
   /// have been committed: its owner must treat it as in doubt). With `prepare`, the statement
   /// is parsed and planned once per connection and only executed after that (for the ones run
-  /// hundreds of times a second: the commit, the lease renewal).
+  /// hundreds of times a second: the commit, the lease renewal). `sent` is called once the
+  /// statement is on its way, before its answer is awaited: work to do meanwhile.
   public func query(
     _ sql: String, _ parameters: [PostgresParameter] = [], timeout: Double,
-    prepare: Bool = false
+    prepare: Bool = false, sent: (() -> Void)? = nil
   ) throws(PostgresError) -> PostgresRows {
     guard isUsable else { throw PostgresError(.unreachable, "the connection was lost") }
     let deadline = Self.now() + timeout
@@ -80,7 +81,7 @@ public final class PostgresConnection: @unchecked Sendable {
       prepared.append((sql, chosen))
       name = chosen
     }
-    let sent = Self.withBuffers(encoded) { values in
+    let accepted = Self.withBuffers(encoded) { values in
       if let name {
         PQsendQueryPrepared(
           connection, name, Int32(parameters.count), values, lengths, formats, 1)
@@ -89,8 +90,8 @@ public final class PostgresConnection: @unchecked Sendable {
           connection, sql, Int32(parameters.count), types, values, lengths, formats, 1)
       }
     }
-    guard sent == 1 else { throw broken(.unreachable, Self.message(of: connection)) }
-    return try awaitResult(until: deadline, timeout: timeout)
+    guard accepted == 1 else { throw broken(.unreachable, Self.message(of: connection)) }
+    return try awaitResult(until: deadline, timeout: timeout, sent: sent)
   }
 
   /// Runs statements separated by semicolons, with no parameters (a schema's script, in one
@@ -105,9 +106,9 @@ public final class PostgresConnection: @unchecked Sendable {
     return try awaitResult(until: deadline, timeout: timeout)
   }
 
-  private func awaitResult(until deadline: Double, timeout: Double) throws(PostgresError)
-    -> PostgresRows
-  {
+  private func awaitResult(
+    until deadline: Double, timeout: Double, sent: (() -> Void)? = nil
+  ) throws(PostgresError) -> PostgresRows {
     while true {
       let flushed = PQflush(connection)
       if flushed == 0 { break }
@@ -118,6 +119,7 @@ public final class PostgresConnection: @unchecked Sendable {
         throw broken(.unreachable, Self.message(of: connection))
       }
     }
+    sent?()
     var rows: PostgresRows?
     var failure: PostgresError?
     while true {
