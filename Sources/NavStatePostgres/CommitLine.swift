@@ -39,6 +39,12 @@ final class CommitLine<Record: Sendable>: Sendable {
   /// holds a lock while it enqueues (a session's) fixes the order of its records.
   func enqueue(_ record: Record) -> Group {
     let (group, signal) = state.withLock { state -> (Group, Bool) in
+      guard !state.stopped else {
+        // No committer any more: refused at once (written stays false).
+        let refused = Group()
+        refused.wake.signal()
+        return (refused, false)
+      }
       state.open.records.append(record)
       defer { state.idle = false }
       return (state.open, state.idle)

@@ -71,4 +71,17 @@ import Testing
     #expect(line.wait(for: first))
     #expect(!line.wait(for: second))
   }
+
+  @Test func whatIsEnqueuedBeforeAStopIsWrittenAndNothingAfter() {
+    let written = Mutex<[Int]>([])
+    let line = CommitLine<Int> { records, _ in
+      written.withLock { $0 += records }
+      return true
+    }
+    let groups = (0..<5).map { line.enqueue($0) }
+    line.stop()
+    for group in groups { #expect(line.wait(for: group)) }
+    #expect(!line.wait(for: line.enqueue(99)), "refused at once, not left waiting")
+    #expect(written.withLock { $0 } == [0, 1, 2, 3, 4])
+  }
 }
