@@ -68,19 +68,21 @@ final class CommitLine<Record: Sendable>: Sendable {
   private func run(_ write: (_ records: [Record], _ sent: () -> Void) -> Bool) {
     var committed: Group?
     while true {
-      let next = state.withLock { state -> Group? in
+      // Whether to stop is decided with the group's emptiness, under one lock: a record that
+      // came just before the stop is still written.
+      let (next, stopping) = state.withLock { state -> (Group?, Bool) in
         guard !state.open.records.isEmpty else {
           state.idle = true
-          return nil
+          return (nil, state.stopped)
         }
         let group = state.open
         state.open = Group()
-        return group
+        return (group, false)
       }
       guard let group = next else {
         if let committed { Self.wakeAll(committed) }
         committed = nil
-        if state.withLock({ $0.stopped }) { return }
+        if stopping { return }
         work.wait()
         continue
       }

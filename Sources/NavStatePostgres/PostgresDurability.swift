@@ -198,12 +198,18 @@ public final class PostgresDurability: SessionDurability, SessionLoader {
   {
     var others: [NodeName] = []
     // Whatever happens to the slot asked for: a slot claimed and never loaded would be renewed
-    // and never served. (A home slot's claim takes no others, so the count is the start's.)
+    // and never served. Off this request's thread: it waits for its own slot only. (A home
+    // slot's claim takes no others, so the count is the start's.)
     defer {
-      for other in others {
-        _ = try? gate(other.name).lock.withLock { _ throws(PostgresError) in
-          // A request for it may have come first and loaded it.
-          if leases.awaitsLoad(other.name) { _ = try loadClaimed(other, into: store) }
+      if !others.isEmpty {
+        let taken = others
+        DispatchQueue.global().async { [self] in
+          for other in taken {
+            _ = try? gate(other.name).lock.withLock { _ throws(PostgresError) in
+              // A request for it may have come first and loaded it.
+              if leases.awaitsLoad(other.name) { _ = try loadClaimed(other, into: store) }
+            }
+          }
         }
       }
     }

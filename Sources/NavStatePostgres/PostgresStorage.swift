@@ -34,6 +34,9 @@ final class PostgresStorage: SessionStorage {
   }
 
   let database: Database
+  /// The committer's own connection: no other statement (a snapshot, a renewal) takes it
+  /// between two commits, so the next commit never waits for a new connection.
+  private let commits: Database
   let leases: SlotLeases
   /// The shared feed, when the feed is on: told how many items each commit wrote.
   let feed: PostgresFeed?
@@ -52,6 +55,7 @@ final class PostgresStorage: SessionStorage {
 
   init(database: Database, leases: SlotLeases, feed: PostgresFeed?) {
     self.database = database
+    commits = Database(url: database.url, timeout: database.timeout)
     self.leases = leases
     self.feed = feed
     let line = CommitLine<Pending> { [weak self] records, sent in
@@ -63,6 +67,7 @@ final class PostgresStorage: SessionStorage {
   /// Ends the committer (at stop) once what was enqueued is written.
   func stop() {
     line.withLock { $0 }?.stop()
+    commits.close()
   }
 
   var confirmsLater: Bool { true }
@@ -122,7 +127,7 @@ final class PostgresStorage: SessionStorage {
     func wait() -> Bool {
       let kept = line.wait(for: group)
       guard kept else { return false }
-      // The group's rows were counted by its leader (one lock for the group, not one each).
+      // The group's rows were counted by the committer (one lock for the group, not one each).
       if let endedSession {
         storage.endedSessions.withLock { $0.append(endedSession) }
         storage.rowsSinceSnapshot.withLock { _ = $0.removeValue(forKey: key) }
@@ -182,7 +187,7 @@ final class PostgresStorage: SessionStorage {
       }
     }
     do {
-      let rows = try database.query(
+      let rows = try commits.query(
         Self.commitStatement,
         [
           .textArray(epochs.map(\.key)), .int64Array(epochs.map(\.value)), .text(leases.owner),

@@ -34,9 +34,19 @@ final class SlotLeases: Sendable {
     private let until = Atomic<UInt64>(0)
     private let epoch = Atomic<Int64>(0)
 
+    /// Called under the leases' lock, so by one thread at a time. A new epoch goes out after
+    /// "not served" and before its time: a reader that loads the epoch and then the time
+    /// (``epoch(at:)``) never pairs a new epoch with a time not published for it. (An old
+    /// epoch with a new time only makes its commit fail the check.) A renewal, same epoch,
+    /// only moves the time on, so a slot that stays served never reads as not served.
     func publish(_ lease: Held?) {
-      epoch.store(lease?.epoch ?? 0, ordering: .releasing)
-      until.store(lease.map { $0.ready ? $0.validUntil.bitPattern : 0 } ?? 0, ordering: .releasing)
+      let newEpoch = lease?.epoch ?? 0
+      let newUntil = lease.map { $0.ready ? $0.validUntil.bitPattern : 0 } ?? 0
+      if epoch.load(ordering: .relaxed) != newEpoch {
+        until.store(0, ordering: .releasing)
+        epoch.store(newEpoch, ordering: .releasing)
+      }
+      until.store(newUntil, ordering: .releasing)
     }
 
     func isServed(at now: Double) -> Bool {
@@ -44,7 +54,8 @@ final class SlotLeases: Sendable {
     }
 
     func epoch(at now: Double) -> Int64? {
-      isServed(at: now) ? epoch.load(ordering: .acquiring) : nil
+      let epoch = epoch.load(ordering: .acquiring)
+      return isServed(at: now) ? epoch : nil
     }
   }
 
@@ -191,21 +202,25 @@ final class SlotLeases: Sendable {
       }
     }
     guard case .claimed = result.claim else {
-      if isHome {
-        // Asked back for a few leases: long enough for the holder to give it back and this
-        // node to claim it, short enough that a node that asked and died does not keep the
-        // others from taking it over for long.
-        try database.query(
-          """
-          UPDATE navstate_slots
-          SET wanted_until = now() + make_interval(secs => 3 * $3::int8 / 1000.0)
-          WHERE slot = $1 AND owner IS DISTINCT FROM $2
-          """, parameters)
-        return result
-      }
-      let exists = try database.query(
-        "SELECT 1 FROM navstate_slots WHERE slot = $1", [.text(slot.name)])
-      if exists.count == 0 { result.claim = .unknown }
+      // Not thrown from here on: what the claim took with it must still be loaded. If the
+      // database fails now, the slot counts as held elsewhere, and the next request asks again.
+      do throws(PostgresError) {
+        if isHome {
+          // Asked back for a few leases: long enough for the holder to give it back and this
+          // node to claim it, short enough that a node that asked and died does not keep the
+          // others from taking it over for long.
+          try database.query(
+            """
+            UPDATE navstate_slots
+            SET wanted_until = now() + make_interval(secs => 3 * $3::int8 / 1000.0)
+            WHERE slot = $1 AND owner IS DISTINCT FROM $2
+            """, parameters)
+          return result
+        }
+        let exists = try database.query(
+          "SELECT 1 FROM navstate_slots WHERE slot = $1", [.text(slot.name)])
+        if exists.count == 0 { result.claim = .unknown }
+      } catch {}
       return result
     }
     return result

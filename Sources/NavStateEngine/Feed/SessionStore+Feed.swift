@@ -31,11 +31,6 @@ extension SessionStore {
       return nil
     }
   }
-
-  /// A session's id as clients know it (the node's prefix, then its key).
-  package func publicID(of key: SessionID) -> String {
-    configuration.node.map { $0.prefix + key.description } ?? key.description
-  }
 }
 
 extension SessionStore {
