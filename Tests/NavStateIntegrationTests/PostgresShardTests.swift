@@ -108,6 +108,27 @@ struct PostgresShardTests {
     #expect(try Self.served(b.client, theirsAgain, within: 10))
   }
 
+  @Test("a shard two nodes list stays with the one that holds it")
+  func aShardListedTwiceStaysPut() throws {
+    let database = try PostgresServer()
+    defer { database.stop() }
+    let first = try Self.node(database, "a", shards: "0-1")
+    defer { _ = first.stop() }
+    let second = try Self.node(database, "b", shards: "0-1")
+    defer { _ = second.stop() }
+    let session = try TestSession(first.client)
+    // Several renewals (a quarter of the 1 s lease each): the first node keeps both shards,
+    // and the second, which holds none of them, makes no session.
+    usleep(2_500_000)
+    #expect(try first.client.json("GET", session.path, token: session.token).status == 200)
+    let owners = try database.query(
+      "SELECT string_agg(DISTINCT split_part(owner, '/', 1), ',') FROM navstate_slots WHERE slot IN ('shard.00', 'shard.01')"
+    )
+    #expect(owners == "a")
+    let refused = try second.client.json("POST", "/v1/sessions", body: [:])
+    #expect(refused.status == 503 && refused.code == "store_unavailable", "\(refused.text)")
+  }
+
   @Test("--shards: numbers and ranges from 0 to 63, and only with --postgres")
   func startupRules() throws {
     let database = try PostgresServer()
