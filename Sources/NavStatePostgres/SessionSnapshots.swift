@@ -52,7 +52,7 @@ enum SessionSnapshots {
 
   /// One session's snapshot; the rows it replaced, or nil if it was not written.
   private static func snapshot(_ record: SessionRecord, storage: PostgresStorage) -> Int? {
-    record.commitGate.withLock { _ -> Int? in
+    record.commitGate.withLock(of: record) { () -> Int? in
       let slot = record.node ?? storage.leases.home
       // Not while the slot is in doubt: its sessions may differ from PostgreSQL until they are
       // read back, and a snapshot would make this node's copy the stored one.

@@ -1,3 +1,4 @@
+import Dispatch
 import MicroHTTPServer
 import Testing
 
@@ -30,6 +31,23 @@ import Testing
     #expect(lines.contains(#"\#(bucket),le="+Inf"} 4"#))
     #expect(lines.contains(#"navstate_http_request_duration_seconds_count{\#(route)} 4"#))
     #expect(lines.contains(#"navstate_http_request_duration_seconds_sum{\#(route)} 2.00044"#))
+  }
+
+  /// The counts are kept in stripes that concurrent requests take in turn: none is lost.
+  @Test func concurrentRequestsAreAllCounted() {
+    let series = RouteSeries(route: "/v1/sessions/{sid}/batch")
+    DispatchQueue.concurrentPerform(iterations: 8) { _ in
+      for index in 0..<2_000 {
+        series.record(summary("POST", index % 4 == 0 ? 409 : 200, microseconds: 80))
+      }
+    }
+    let counts = series.snapshot
+    #expect(counts.requests.count == 2, "one entry per method and status, across stripes")
+    #expect(counts.requests.first { $0.status == 200 }?.count == 12_000)
+    #expect(counts.requests.first { $0.status == 409 }?.count == 4_000)
+    #expect(counts.buckets[1] == 16_000)
+    #expect(counts.buckets.reduce(0, +) == 16_000)
+    #expect(counts.totalNanoseconds == 16_000 * 80_000)
   }
 
   @Test func labelValuesAreEscaped() {

@@ -11,4 +11,9 @@ import Testing
     #expect(MemoryLayout<SessionRecord.Data>.size <= 216)
     #expect(MemoryLayout<Mutex<SessionRecord.Data>>.size <= 224)
   }
+
+  @Test("a session's commit gate takes 4 bytes, in the padding after its token")
+  func commitGateSize() {
+    #expect(MemoryLayout<CommitGate>.size == 4)
+  }
 }

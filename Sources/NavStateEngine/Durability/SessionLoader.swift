@@ -82,7 +82,7 @@ extension SessionStore {
       // At the commit gate: no change of the session is waiting for its commit, so what is let
       // go (memory, coordinators) is what was counted. A creation waiting for its commit does
       // not hold the gate; it finds its record gone and settles its counts itself.
-      let gone = record.commitGate.withLock { _ in
+      let gone = record.commitGate.withLock(of: record) {
         record.data.withLock { data -> (streams: [any EventSink], live: Int)? in
           guard !data.ended, registry.remove(record.key) != nil else { return nil }
           // Marked ended so that a request that found the record before cannot change it here.

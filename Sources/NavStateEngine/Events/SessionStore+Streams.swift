@@ -45,7 +45,7 @@ extension SessionStore {
       return try subscribeNow(
         record, caller: caller, prepare: prepare, makeSink: makeSink, onClose: onClose)
     }
-    return try record.commitGate.withLock { _ throws(EngineRefusal) in
+    return try record.commitGate.withLock(of: record) { () throws(EngineRefusal) in
       try subscribeNow(
         record, caller: caller, prepare: prepare, makeSink: makeSink, onClose: onClose)
     }

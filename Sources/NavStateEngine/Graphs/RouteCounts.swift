@@ -7,17 +7,17 @@ import Synchronization
 /// table lookup by graph and route name.
 public final class RouteCounts: Sendable {
   public let graph: RouteGraph
-  private let counts: Mutex<(starts: [Int], redirects: [Int])>
+  private let counts: StripedCounter<(starts: [Int], redirects: [Int])>
 
   init(graph: RouteGraph) {
     self.graph = graph
     let zeros = [Int](repeating: 0, count: graph.routes.count)
-    counts = Mutex((zeros, zeros))
+    counts = StripedCounter((zeros, zeros))
   }
 
   /// Counts the starts and redirects among `events`.
   func count(_ events: [NavigationEvent]) {
-    counts.withLock { counts in
+    counts.update { counts in
       for event in events {
         switch event.kind {
         case .started(_, let route, _, _, _):
@@ -32,7 +32,12 @@ public final class RouteCounts: Sendable {
 
   /// The counts now, by route name.
   var snapshot: (starts: [String: Int], redirects: [String: Int]) {
-    let (starts, redirects) = counts.withLock { ($0.starts, $0.redirects) }
+    let (starts, redirects) = counts.merged { total, stripe in
+      for index in total.starts.indices {
+        total.starts[index] += stripe.starts[index]
+        total.redirects[index] += stripe.redirects[index]
+      }
+    }
     var named: (starts: [String: Int], redirects: [String: Int]) = ([:], [:])
     for (index, route) in graph.routes.enumerated() {
       if starts[index] > 0 { named.starts[route.name] = starts[index] }

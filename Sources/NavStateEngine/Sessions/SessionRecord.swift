@@ -79,7 +79,7 @@ public final class SessionRecord: Sendable {
   /// the change is sent to streams: the session's changes stay in order while the data's lock
   /// is let go for the wait, so reads go on meanwhile. Unused without such a store. (Declared
   /// here, in the padding after the token: a million idle records are 16 bytes smaller each.)
-  package let commitGate = Mutex(())
+  package let commitGate = CommitGate()
   package let createdAt: Timestamp
   /// The address that created it, for the per-client session cap.
   package let client: String

@@ -115,7 +115,7 @@ extension SessionStore {
     guard storage?.confirmsLater == true else {
       return try end(record, reason: reason, storage: storage, if: condition)
     }
-    return try record.commitGate.withLock { _ throws(EngineRefusal) in
+    return try record.commitGate.withLock(of: record) { () throws(EngineRefusal) in
       try end(record, reason: reason, storage: storage, if: condition)
     }
   }

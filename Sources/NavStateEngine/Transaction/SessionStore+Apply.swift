@@ -89,7 +89,7 @@ extension SessionStore {
     guard let storage, storage.confirmsLater else {
       return try commit(change, to: record, storage: storage)
     }
-    return try record.commitGate.withLock { _ throws(EngineRefusal) in
+    return try record.commitGate.withLock(of: record) { () throws(EngineRefusal) in
       try commit(change, to: record, storage: storage)
     }
   }
