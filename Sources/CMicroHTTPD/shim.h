@@ -94,13 +94,6 @@ static inline struct MHD_Daemon *cmhd_start_daemon(
     MHD_OPTION_END);
 }
 
-/// Why: MHD_get_daemon_info is variadic. Returns the port the listen socket is bound to
-/// (MHD_DAEMON_INFO_BIND_PORT), 0 if MHD cannot tell.
-static inline uint16_t cmhd_bind_port(struct MHD_Daemon *daemon) {
-  const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
-  return (NULL == info) ? 0 : info->port;
-}
-
 /// Why: MHD_get_connection_info is variadic. Returns the peer address of a connection
 /// (MHD_CONNECTION_INFO_CLIENT_ADDRESS), NULL if unknown.
 static inline const struct sockaddr *cmhd_client_address(struct MHD_Connection *connection) {

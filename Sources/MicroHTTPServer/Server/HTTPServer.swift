@@ -13,6 +13,7 @@ public final class HTTPServer: Sendable {
   /// The port actually bound (differs from the configuration's when that was 0).
   public let port: UInt16
   let context: ServerContext
+  private let acceptor: ConnectionAcceptor
   private let lifecycle: Locked<Lifecycle>
   private let hooks = Locked<[@Sendable () -> Void]>([])
 
@@ -42,22 +43,44 @@ public final class HTTPServer: Sendable {
       access: mhdAccess, completed: mhdRequestCompleted, uri_log: mhdRequestStarted,
       notify_connection: mhdConnectionChanged, accept_policy: mhdAcceptPolicy,
       logger: configuration.errorLog == nil ? nil : mhdLog, cls: cls)
+    let idleListener = ConnectionAcceptor.idleListener()
+    guard idleListener >= 0 else {
+      _ = close(socket.descriptor)
+      Unmanaged<ServerContext>.fromOpaque(cls).release()
+      throw .socketFailed(
+        operation: "socket(AF_UNIX)", errno: errno, reason: ListenSocket.message(errno))
+    }
     let daemon = cmhd_start_daemon(
-      flags, socket.descriptor, options.threads, options.connectionLimit, options.perIPLimit,
+      flags, idleListener, options.threads, options.connectionLimit, options.perIPLimit,
       options.timeoutSeconds, options.memoryLimit, callbacks)
     guard let daemon else {
-      // MHD closes a given listen socket on some of its failure paths and not on others, so it is
-      // left alone here rather than risk closing a descriptor number that was reused.
+      // MHD closes a given listening socket on some of its failure paths and not on others, so
+      // the idle one it was given is left alone rather than risk closing a descriptor number
+      // that was reused. The server's own socket was never MHD's.
+      _ = close(socket.descriptor)
+      Unmanaged<ServerContext>.fromOpaque(cls).release()
+      throw .daemonStartFailed
+    }
+    guard
+      let acceptor = ConnectionAcceptor(
+        listener: socket.descriptor, daemon: UnsafeHandle(pointer: daemon))
+    else {
+      MHD_stop_daemon(daemon)
+      _ = close(socket.descriptor)
       Unmanaged<ServerContext>.fromOpaque(cls).release()
       throw .daemonStartFailed
     }
     context.daemon.withLock { $0 = UnsafeHandle(pointer: daemon) }
     context.sockets.start()
-    let bound = cmhd_bind_port(daemon)
-    self.port = bound != 0 ? bound : configuration.port
+    self.port = ListenSocket.port(of: socket.descriptor) ?? configuration.port
+    self.acceptor = acceptor
     self.context = context
     self.lifecycle = Locked(.running(UnsafeHandle(pointer: daemon)))
     context.connections.startSweeping()
+    guard acceptor.start() else {
+      shutdown(gracePeriodSeconds: 0)
+      throw .daemonStartFailed
+    }
   }
 
   deinit {
@@ -84,7 +107,8 @@ public final class HTTPServer: Sendable {
   /// Stops the server gracefully and returns once it has stopped. Idempotent: later (or
   /// concurrent) calls wait for the first to finish.
   ///
-  /// 1. Stop accepting (MHD_quiesce_daemon; the listen socket is closed). Later responses carry
+  /// 1. Stop accepting (the acceptor stops, MHD_quiesce_daemon; the listening sockets are
+  ///    closed). Later responses carry
   ///    `Connection: close`.
   /// 2. Run the ``onShutdown(_:)`` hooks.
   /// 3. Finish every open stream (what is buffered is still sent, then the body ends cleanly).
@@ -107,6 +131,7 @@ public final class HTTPServer: Sendable {
       return
     }
     context.stopping.store(true, ordering: .relaxed)
+    acceptor.stop()
     let listener = MHD_quiesce_daemon(daemon)
     if listener >= 0 { _ = close(listener) }
 

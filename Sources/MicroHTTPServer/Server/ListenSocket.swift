@@ -1,10 +1,12 @@
+internal import CMicroHTTPD
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Musl)
   import Musl
 #endif
 
-/// Creates the listening socket that libmicrohttpd is then given (MHD_OPTION_LISTEN_SOCKET).
+/// Creates the listening socket that the server accepts connections on (``ConnectionAcceptor``).
 ///
 /// Binding here rather than inside MHD_start_daemon turns a failure into its errno (a busy port
 /// becomes ``HTTPServerError/addressInUse(host:port:)``) instead of a bare NULL daemon.
@@ -69,14 +71,38 @@ enum ListenSocket {
       throw .cannotBind(host: host, port: port, errno: code, reason: message(code))
     }
     guard listen(descriptor, backlog) == 0 else { throw failure("listen") }
-    // MHD requires a non-blocking listen socket with a thread pool: every worker wakes up on a
-    // new connection and all but one find nothing to accept.
+    // Non-blocking: the acceptor accepts until nothing is left (``ConnectionAcceptor``).
     let flags = fcntl(descriptor, F_GETFL)
     guard flags >= 0, fcntl(descriptor, F_SETFL, flags | O_NONBLOCK) == 0 else {
       throw failure("fcntl(O_NONBLOCK)")
     }
     ok = true
     return Bound(descriptor: descriptor, isIPv6: isIPv6)
+  }
+
+  /// The port `descriptor` is bound to; nil if it cannot be read.
+  static func port(of descriptor: Int32) -> UInt16? {
+    var address = sockaddr_storage()
+    var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+    let read = withUnsafeMutablePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+    }
+    guard read == 0 else { return nil }
+    switch Int32(address.ss_family) {
+    case AF_INET:
+      return withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) {
+          UInt16(bigEndian: $0.pointee.sin_port)
+        }
+      }
+    case AF_INET6:
+      return withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) {
+          UInt16(bigEndian: $0.pointee.sin6_port)
+        }
+      }
+    default: return nil
+    }
   }
 
   private static func failure(_ operation: String) -> HTTPServerError {

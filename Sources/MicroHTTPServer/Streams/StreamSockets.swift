@@ -232,7 +232,7 @@ final class StreamLoop: @unchecked Sendable {
 }
 
 /// Starts a thread running `body`; nil if it could not be made.
-private func startThread(named name: String, _ body: @escaping @Sendable () -> Void) -> pthread_t? {
+func startThread(named name: String, _ body: @escaping @Sendable () -> Void) -> pthread_t? {
   final class Work {
     let body: @Sendable () -> Void
     let name: String
