@@ -19,7 +19,7 @@ package final class FeedLog: Sendable {
   package let retention: Int
   private let chunkCapacity: Int
   private let memory: MemoryBudget?
-  private let state = Mutex(State())
+  private let state = SleepingMutex(State())
   /// False once a shared store keeps the items (``keepNothing()``): they are still made and
   /// numbered, for the store, but not held here.
   private let keeping = Atomic(true)
