@@ -1,3 +1,5 @@
+internal import CMicroHTTPD
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Musl)
