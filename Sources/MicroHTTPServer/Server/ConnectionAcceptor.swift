@@ -22,7 +22,7 @@ final class ConnectionAcceptor: Sendable {
   private let daemon: UnsafeHandle
   /// Written to stop the thread.
   private let wake: Int32
-  private let thread = Mutex<pthread_t?>(nil)
+  private let thread = JoinableThread()
 
   init?(listener: Int32, daemon: UnsafeHandle) {
     let wake = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
@@ -59,21 +59,14 @@ final class ConnectionAcceptor: Sendable {
   }
 
   func start() -> Bool {
-    let started = startThread(named: "http accept") { [self] in run() }
-    thread.withLock { $0 = started }
-    return started != nil
+    thread.start(named: "http accept") { [self] in run() }
   }
 
   /// Stops accepting; the listening socket is closed.
   func stop() {
-    let running = thread.withLock { thread -> pthread_t? in
-      defer { thread = nil }
-      return thread
-    }
-    if let running {
+    thread.join {
       var one: UInt64 = 1
       _ = write(wake, &one, MemoryLayout<UInt64>.size)
-      pthread_join(running, nil)
     }
     _ = close(listener)
   }

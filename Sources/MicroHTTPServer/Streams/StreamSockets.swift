@@ -66,7 +66,7 @@ final class StreamLoop: @unchecked Sendable {
   private let epoll: Int32
   private let wake: Int32
   private let queue = Locked(Queue())
-  private let thread = Locked<pthread_t?>(nil)
+  private let thread = JoinableThread()
 
   private struct Queue: Sendable {
     var streams: [HTTPStream] = []
@@ -102,20 +102,14 @@ final class StreamLoop: @unchecked Sendable {
   }
 
   func start() -> Bool {
-    let started = startThread(named: "stream loop") { [self] in run() }
-    thread.withLock { $0 = started }
-    return started != nil
+    thread.start(named: "stream loop") { [self] in run() }
   }
 
   func stop() {
-    let running = thread.withLock { thread -> pthread_t? in
-      defer { thread = nil }
-      return thread
+    thread.join {
+      queue.withLock { $0.stopping = true }
+      signal()
     }
-    guard let running else { return }
-    queue.withLock { $0.stopping = true }
-    signal()
-    pthread_join(running, nil)
   }
 
   /// Puts `stream` in the queue of streams to serve (called with the stream's lock held).
@@ -229,32 +223,4 @@ final class StreamLoop: @unchecked Sendable {
     }
     _ = drainQueue()
   }
-}
-
-/// Starts a thread running `body`; nil if it could not be made.
-func startThread(named name: String, _ body: @escaping @Sendable () -> Void) -> pthread_t? {
-  final class Work {
-    let body: @Sendable () -> Void
-    let name: String
-    init(_ body: @escaping @Sendable () -> Void, _ name: String) {
-      self.body = body
-      self.name = name
-    }
-  }
-  let work = Unmanaged.passRetained(Work(body, name)).toOpaque()
-  var thread = pthread_t()
-  let result = pthread_create(
-    &thread, nil,
-    { raw in
-      guard let raw else { return nil }
-      let work = Unmanaged<Work>.fromOpaque(raw).takeRetainedValue()
-      cmhd_name_thread(work.name)
-      work.body()
-      return nil
-    }, work)
-  guard result == 0 else {
-    Unmanaged<Work>.fromOpaque(work).release()
-    return nil
-  }
-  return thread
 }

@@ -33,12 +33,12 @@ package struct CommitGate: ~Copyable, Sendable {
   /// How many changes are parked for the gate now.
   func parkedCount(of owner: AnyObject) -> Int {
     let key = ObjectIdentifier(owner)
-    return ParkedChanges.room(of: key).withLock { $0[key]?.count ?? 0 }
+    return ParkedChanges.room(of: key).parked.withLock { $0[key]?.count ?? 0 }
   }
 
   private func acquire(_ key: ObjectIdentifier) {
     if take() { return }
-    let turn = ParkedChanges.room(of: key).withLock { parked -> DispatchSemaphore? in
+    let turn = ParkedChanges.room(of: key).parked.withLock { parked -> DispatchSemaphore? in
       // Under the room's lock nobody else parks for this gate, or hands it over.
       while true {
         if take() { return nil }
@@ -70,7 +70,7 @@ package struct CommitGate: ~Copyable, Sendable {
     ).exchanged
     if unparked { return }
     // Parked changes: only this holder moves the gate out of `heldWithParked`.
-    let next = ParkedChanges.room(of: key).withLock { parked -> DispatchSemaphore? in
+    let next = ParkedChanges.room(of: key).parked.withLock { parked -> DispatchSemaphore? in
       guard var waiting = parked.removeValue(forKey: key), !waiting.isEmpty else {
         state.store(Self.free, ordering: .releasing)
         return nil
@@ -98,13 +98,5 @@ private enum ParkedChanges {
 
   static func room(of key: ObjectIdentifier) -> Room {
     rooms[Int(UInt(bitPattern: key.hashValue) % UInt(rooms.count))]
-  }
-}
-
-extension ParkedChanges.Room {
-  func withLock<Result>(
-    _ body: (inout [ObjectIdentifier: [DispatchSemaphore]]) -> Result
-  ) -> Result {
-    parked.withLock { body(&$0) }
   }
 }
